@@ -1,0 +1,147 @@
+"""Responses input items -> the editor's chat messages (pure functions).
+
+The editor has only user and assistant messages, so instructions, system and developer
+messages become user messages placed first. Tool calls of one turn go into one assistant
+message and their results into one user message, or model providers reject the history.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from typing import Any
+
+from bridge.backend import (
+    ChatMessage,
+    DataPart,
+    MessagePart,
+    TextPart,
+    ToolCallPart,
+    ToolResultPart,
+)
+from bridge.request import (
+    Content,
+    ContentPart,
+    CreateResponseRequest,
+    CustomToolCallItem,
+    CustomToolCallOutputItem,
+    FunctionCallItem,
+    FunctionCallOutputItem,
+    MessageItem,
+    SkippedItem,
+)
+from bridge.tools import NAMESPACE_SEPARATOR
+
+log = logging.getLogger(__name__)
+
+_DATA_URL = re.compile(
+    r"^data:(?P<mime>[\w.+-]+/[\w.+-]+)?(?P<params>(;[^;,]*)*),(?P<data>.*)$", re.S
+)
+
+
+def image_part(url: str) -> MessagePart:
+    """A base64 data URL becomes image data; the editor cannot fetch remote URLs."""
+    match = _DATA_URL.match(url)
+    if match and ";base64" in (match.group("params") or ""):
+        return DataPart(mimeType=match.group("mime") or "image/png", data=match.group("data"))
+    shown = url if len(url) <= 200 else url[:200] + "..."
+    return TextPart(
+        value=f"[image not included: {shown} (the editor can only take inline base64 images)]"
+    )
+
+
+def content_parts(content: Content) -> list[MessagePart]:
+    """Message or tool-output content -> text and data parts."""
+    if isinstance(content, str):
+        return [TextPart(value=content)] if content else []
+    parts: list[MessagePart] = []
+    for part in content:
+        parts.extend(_one_part(part))
+    return parts
+
+
+def _one_part(part: ContentPart) -> list[MessagePart]:
+    if part.text is not None:  # input_text, output_text, text, summary_text, ...
+        return [TextPart(value=part.text)] if part.text else []
+    if part.refusal is not None:
+        return [TextPart(value=part.refusal)]
+    if part.type == "input_image" and part.image_url:
+        return [image_part(part.image_url)]
+    if part.type == "input_file":
+        name = part.filename or part.file_id or part.file_url or "unnamed file"
+        return [TextPart(value=f"[file not included: {name} (the editor takes no files)]")]
+    log.warning("Skipping content part of type %r the editor cannot take", part.type)
+    return []
+
+
+def tool_input(arguments: str) -> dict[str, Any]:
+    """Function-call arguments (a JSON string) -> the object the editor expects."""
+    if not arguments.strip():
+        return {}
+    try:
+        value = json.loads(arguments)
+    except json.JSONDecodeError:
+        return {"arguments": arguments}  # keep what the model wrote, readable
+    return value if isinstance(value, dict) else {"value": value}
+
+
+def _call_part(item: FunctionCallItem | CustomToolCallItem) -> ToolCallPart:
+    if isinstance(item, CustomToolCallItem):
+        return ToolCallPart(callId=item.call_id, name=item.name, input={"input": item.input})
+    name = f"{item.namespace}{NAMESPACE_SEPARATOR}{item.name}" if item.namespace else item.name
+    return ToolCallPart(callId=item.call_id, name=name, input=tool_input(item.arguments))
+
+
+def _result_part(item: FunctionCallOutputItem | CustomToolCallOutputItem) -> ToolResultPart:
+    content = [p for p in content_parts(item.output) if isinstance(p, (TextPart, DataPart))]
+    return ToolResultPart(callId=item.call_id, content=content or [TextPart(value="")])
+
+
+def _append(
+    messages: list[ChatMessage], role: str, parts: list[MessagePart], merge_when: tuple[type, ...]
+) -> None:
+    """Add parts as a new message, or into the previous one when it is of the same kind."""
+    last = messages[-1] if messages else None
+    if (
+        last is not None
+        and last.role == role
+        and last.content
+        and all(isinstance(p, merge_when) for p in last.content)
+    ):
+        last.content.extend(parts)
+        return
+    messages.append(ChatMessage(role="user" if role == "user" else "assistant", content=parts))
+
+
+def to_chat_messages(request: CreateResponseRequest) -> list[ChatMessage]:
+    """The whole conversation, system-like text first, in the editor's shape."""
+    preamble: list[ChatMessage] = []
+    if request.instructions:
+        preamble.append(ChatMessage(role="user", content=[TextPart(value=request.instructions)]))
+    items = (
+        request.input
+        if isinstance(request.input, list)
+        else [MessageItem(role="user", content=request.input)]
+    )
+
+    messages: list[ChatMessage] = []
+    for item in items:
+        if isinstance(item, MessageItem):
+            parts = content_parts(item.content)
+            if not parts:
+                continue
+            if item.role in ("system", "developer"):
+                preamble.append(ChatMessage(role="user", content=parts))
+            elif item.role == "assistant":
+                # A text turn followed by its tool calls stays one assistant message.
+                messages.append(ChatMessage(role="assistant", content=parts))
+            else:
+                messages.append(ChatMessage(role="user", content=parts))
+        elif isinstance(item, (FunctionCallItem, CustomToolCallItem)):
+            _append(messages, "assistant", [_call_part(item)], merge_when=(TextPart, ToolCallPart))
+        elif isinstance(item, (FunctionCallOutputItem, CustomToolCallOutputItem)):
+            _append(messages, "user", [_result_part(item)], merge_when=(ToolResultPart,))
+        elif isinstance(item, SkippedItem) and item.type != "reasoning":
+            log.warning("Skipping input item of type %r the editor cannot take", item.type)
+    return preamble + messages

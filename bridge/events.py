@@ -1,0 +1,306 @@
+"""The one place where editor parts become Responses streaming events.
+
+A pure state machine: feed it the editor's parts in order, it returns the events to send, with
+`sequence_number` from 0 and the Response it keeps up to date. The non-streaming answer is the
+same events folded (`bridge.fold`), so both paths see exactly the same output.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import logging
+import time
+from typing import Any
+
+from bridge import ids
+from bridge.backend import DataPart, ResponsePart, TextPart, ThinkingPart, ToolCallPart
+from bridge.response_object import usage_object
+from bridge.tools import ToolTarget
+
+log = logging.getLogger(__name__)
+
+Event = dict[str, Any]
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+class _OpenItem:
+    """The output item being streamed: a message or a reasoning item collecting text."""
+
+    def __init__(self, item: Event, index: int) -> None:
+        self.item = item
+        self.index = index
+        self.chunks: list[str] = []
+
+
+class ResponseEventBuilder:
+    def __init__(
+        self, response: Event, targets: dict[str, ToolTarget], reasoning_summary: bool
+    ) -> None:
+        self.response = response
+        self._targets = targets
+        self._summary = reasoning_summary
+        self._seq = 0
+        self._open: _OpenItem | None = None
+        self.usage: Event | None = None  # from the editor's `usage` data part, when it sends one
+        self.output_text: list[str] = []  # every produced text, for token estimates
+
+    # -- lifecycle ---------------------------------------------------------------------------
+
+    def _event(self, type_: str, **fields: Any) -> Event:
+        event = {"type": type_, "sequence_number": self._seq, **fields}
+        self._seq += 1
+        return event
+
+    def _snapshot(self) -> Event:
+        return {**self.response, "output": list(self.response["output"])}
+
+    def start(self) -> list[Event]:
+        return [
+            self._event("response.created", response=self._snapshot()),
+            self._event("response.in_progress", response=self._snapshot()),
+        ]
+
+    def complete(self, usage: Event) -> list[Event]:
+        events = self._close()
+        self.response.update(status="completed", completed_at=int(time.time()), usage=usage)
+        events.append(self._event("response.completed", response=self.response))
+        return events
+
+    def fail(self, code: str, message: str) -> list[Event]:
+        events = self._close(status="incomplete")
+        self.response.update(status="failed", error={"code": code, "message": message})
+        events.append(self._event("response.failed", response=self.response))
+        return events
+
+    # -- parts -------------------------------------------------------------------------------
+
+    def add(self, parts: list[ResponsePart]) -> list[Event]:
+        events: list[Event] = []
+        for part in parts:
+            if isinstance(part, TextPart):
+                self._text(part.value, events)
+            elif isinstance(part, ToolCallPart):
+                events.extend(self._close())
+                self._tool_call(part, events)
+            elif isinstance(part, ThinkingPart):
+                self._thinking(part.value, events)
+            elif isinstance(part, DataPart):
+                self._data(part)
+        return events
+
+    def _add_item(self, item: Event, events: list[Event]) -> int:
+        index = len(self.response["output"])
+        self.response["output"].append(item)
+        events.append(
+            self._event("response.output_item.added", output_index=index, item=dict(item))
+        )
+        return index
+
+    def _text(self, value: str, events: list[Event]) -> None:
+        if not value:
+            return
+        self.output_text.append(value)
+        open_ = self._open
+        if open_ is None or open_.item["type"] != "message":
+            events.extend(self._close())
+            item = {
+                "type": "message",
+                "id": ids.message_id(),
+                "status": "in_progress",
+                "role": "assistant",
+                "content": [],
+            }
+            open_ = self._open = _OpenItem(item, self._add_item(item, events))
+            events.append(
+                self._event(
+                    "response.content_part.added",
+                    item_id=item["id"],
+                    output_index=open_.index,
+                    content_index=0,
+                    part={"type": "output_text", "text": "", "annotations": [], "logprobs": []},
+                )
+            )
+        open_.chunks.append(value)
+        events.append(
+            self._event(
+                "response.output_text.delta",
+                item_id=open_.item["id"],
+                output_index=open_.index,
+                content_index=0,
+                delta=value,
+                logprobs=[],
+            )
+        )
+
+    def _thinking(self, value: str, events: list[Event]) -> None:
+        if not value:
+            return
+        open_ = self._open
+        if open_ is None or open_.item["type"] != "reasoning":
+            events.extend(self._close())
+            item = {"type": "reasoning", "id": ids.reasoning_id(), "summary": []}
+            open_ = self._open = _OpenItem(item, self._add_item(item, events))
+            if self._summary:
+                events.append(
+                    self._event(
+                        "response.reasoning_summary_part.added",
+                        item_id=item["id"],
+                        output_index=open_.index,
+                        summary_index=0,
+                        part={"type": "summary_text", "text": ""},
+                    )
+                )
+        open_.chunks.append(value)
+        if self._summary:
+            events.append(
+                self._event(
+                    "response.reasoning_summary_text.delta",
+                    item_id=open_.item["id"],
+                    output_index=open_.index,
+                    summary_index=0,
+                    delta=value,
+                )
+            )
+
+    def _tool_call(self, part: ToolCallPart, events: list[Event]) -> None:
+        target = self._targets.get(part.name, ToolTarget("function", part.name))
+        call_id = part.callId or ids.call_id()
+        if target.kind == "custom":
+            raw = part.input.get("input")
+            text = raw if isinstance(raw, str) else _json(part.input)
+            item: Event = {
+                "type": "custom_tool_call",
+                "id": ids.custom_tool_call_id(),
+                "call_id": call_id,
+                "name": target.name,
+                "input": "",
+                "status": "in_progress",
+            }
+            index = self._add_item(item, events)
+            events.append(
+                self._event(
+                    "response.custom_tool_call_input.delta",
+                    item_id=item["id"],
+                    output_index=index,
+                    delta=text,
+                )
+            )
+            events.append(
+                self._event(
+                    "response.custom_tool_call_input.done",
+                    item_id=item["id"],
+                    output_index=index,
+                    input=text,
+                )
+            )
+            item.update(input=text, status="completed")
+        else:
+            arguments = _json(part.input)
+            item = {
+                "type": "function_call",
+                "id": ids.function_call_id(),
+                "call_id": call_id,
+                "name": target.name,
+                "arguments": "",
+                "status": "in_progress",
+            }
+            if target.namespace:
+                item["namespace"] = target.namespace
+            index = self._add_item(item, events)
+            # The editor gives whole calls: one delta carries all the arguments.
+            events.append(
+                self._event(
+                    "response.function_call_arguments.delta",
+                    item_id=item["id"],
+                    output_index=index,
+                    delta=arguments,
+                )
+            )
+            events.append(
+                self._event(
+                    "response.function_call_arguments.done",
+                    item_id=item["id"],
+                    output_index=index,
+                    arguments=arguments,
+                )
+            )
+            item.update(arguments=arguments, status="completed")
+        self.output_text.append(item.get("arguments") or item.get("input") or "")
+        events.append(self._event("response.output_item.done", output_index=index, item=item))
+
+    def _data(self, part: DataPart) -> None:
+        if part.mimeType != "usage":
+            log.debug("Ignoring data part of type %s from the editor", part.mimeType)
+            return
+        try:
+            raw = json.loads(base64.b64decode(part.data))
+            self.usage = usage_object(
+                int(raw.get("prompt_tokens", 0)),
+                int(raw.get("completion_tokens", 0)),
+                int((raw.get("completion_tokens_details") or {}).get("reasoning_tokens", 0)),
+                int((raw.get("prompt_tokens_details") or {}).get("cached_tokens", 0)),
+            )
+        except (ValueError, TypeError, AttributeError, binascii.Error):
+            log.warning("Ignoring a malformed usage part from the editor")
+
+    # -- closing -----------------------------------------------------------------------------
+
+    def _close(self, status: str = "completed") -> list[Event]:
+        open_, self._open = self._open, None
+        if open_ is None:
+            return []
+        item, index, text = open_.item, open_.index, "".join(open_.chunks)
+        item_id = item["id"]
+        events: list[Event] = []
+        if item["type"] == "message":
+            part = {"type": "output_text", "text": text, "annotations": [], "logprobs": []}
+            events.append(
+                self._event(
+                    "response.output_text.done",
+                    item_id=item_id,
+                    output_index=index,
+                    content_index=0,
+                    text=text,
+                    logprobs=[],
+                )
+            )
+            events.append(
+                self._event(
+                    "response.content_part.done",
+                    item_id=item_id,
+                    output_index=index,
+                    content_index=0,
+                    part=part,
+                )
+            )
+            item.update(content=[part], status=status)
+        else:
+            summary = {"type": "summary_text", "text": text}
+            if self._summary:
+                events.append(
+                    self._event(
+                        "response.reasoning_summary_text.done",
+                        item_id=item_id,
+                        output_index=index,
+                        summary_index=0,
+                        text=text,
+                    )
+                )
+                events.append(
+                    self._event(
+                        "response.reasoning_summary_part.done",
+                        item_id=item_id,
+                        output_index=index,
+                        summary_index=0,
+                        part=summary,
+                    )
+                )
+                item["summary"] = [summary]
+            item["content"] = [{"type": "reasoning_text", "text": text}]
+        events.append(self._event("response.output_item.done", output_index=index, item=item))
+        return events

@@ -1,0 +1,162 @@
+"""The aiohttp application: routes, the error envelope, and the SSE writer."""
+
+from __future__ import annotations
+
+import hmac
+import json
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from aiohttp import web
+
+from bridge import __version__
+from bridge.backend import Backend, EditorError
+from bridge.errors import ApiError, from_editor, invalid_request
+from bridge.request import parse_create_request
+from bridge.responder import fold_response, plan_response, resolve_model, response_events
+from bridge.settings import BridgeSettings
+from bridge.sse import encode_events
+
+log = logging.getLogger(__name__)
+
+BACKEND: web.AppKey[Backend] = web.AppKey("backend", Backend)  # type: ignore[type-abstract]
+SETTINGS: web.AppKey[BridgeSettings] = web.AppKey("settings", BridgeSettings)
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+def error_response(error: ApiError) -> web.Response:
+    return web.json_response(error.body(), status=error.status, headers=error.headers)
+
+
+@web.middleware
+async def errors_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """Every failure leaves as an OpenAI error envelope; nothing leaves as a bare 500."""
+    try:
+        return await handler(request)
+    except ApiError as exc:
+        return error_response(exc)
+    except EditorError as exc:
+        return error_response(from_editor(exc.code, exc.message))
+    except web.HTTPException as exc:
+        if exc.status < 400:
+            raise
+        code = {404: "not_found", 405: "method_not_allowed", 413: "request_too_large"}.get(
+            exc.status
+        )
+        message = {404: f"Unknown path {request.path}.", 413: "The request body is too large."}.get(
+            exc.status, exc.reason
+        )
+        return error_response(ApiError(exc.status, message, code=code))
+    except Exception:
+        log.exception("Unexpected error while handling %s %s", request.method, request.path)
+        return error_response(
+            ApiError(
+                500, "Internal error in Maestro Bridge.", type="server_error", code="internal_error"
+            )
+        )
+
+
+def _auth_middleware(api_key: str) -> Any:
+    expected = api_key.encode()
+
+    @web.middleware
+    async def check_key(request: web.Request, handler: Handler) -> web.StreamResponse:
+        if request.path != "/health":
+            auth = request.headers.get("Authorization", "")
+            given = (
+                auth[7:] if auth[:7].lower() == "bearer " else request.headers.get("x-api-key", "")
+            )
+            if not hmac.compare_digest(given.encode(), expected):
+                raise ApiError(
+                    401,
+                    "Missing or wrong API key: send `Authorization: Bearer "
+                    "<key>` with the key set in the editor.",
+                    type="authentication_error",
+                    code="invalid_api_key",
+                )
+        return await handler(request)
+
+    return check_key
+
+
+async def _read_json(request: web.Request) -> Any:
+    raw = await request.read()
+    try:
+        return json.loads(raw)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise invalid_request(
+            f"The request body is not valid JSON: {exc}.", code="invalid_json"
+        ) from None
+
+
+async def create_response(request: web.Request) -> web.StreamResponse:
+    backend = request.app[BACKEND]
+    body = await _read_json(request)
+    parsed = parse_create_request(body)
+    model = resolve_model(parsed.model, await backend.list_models())
+    plan = plan_response(parsed, model)
+    events = response_events(backend, plan)
+    if not parsed.stream:
+        return web.json_response(await fold_response(events))
+    return await _stream(request, events)
+
+
+async def _stream(request: web.Request, events: Any) -> web.StreamResponse:
+    response = web.StreamResponse(
+        headers={
+            "Content-Type": "text/event-stream; charset=utf-8",
+            "Cache-Control": "no-cache",
+            "X-Accel-Buffering": "no",
+        }
+    )
+    await response.prepare(request)
+    try:
+        async for batch in events:
+            await response.write(encode_events(batch))
+    except (ConnectionResetError, ConnectionError):
+        log.info("The client went away; the editor request is cancelled")
+    finally:
+        await events.aclose()
+    return response
+
+
+async def list_models(request: web.Request) -> web.Response:
+    models = await request.app[BACKEND].list_models()
+    return web.json_response(
+        {
+            "object": "list",
+            "data": [
+                {
+                    "id": m.id,
+                    "object": "model",
+                    "created": 0,
+                    "owned_by": m.vendor or "editor",
+                    "name": m.name,
+                    "family": m.family,
+                    "version": m.version,
+                    "max_input_tokens": m.maxInputTokens,
+                }
+                for m in models
+            ],
+        }
+    )
+
+
+async def health(request: web.Request) -> web.Response:
+    return web.json_response({"status": "ok", "version": __version__})
+
+
+def create_app(backend: Backend, settings: BridgeSettings) -> web.Application:
+    middlewares: list[Any] = [errors_middleware]
+    if settings.apiKey:
+        middlewares.append(_auth_middleware(settings.apiKey))
+    app = web.Application(client_max_size=settings.limits.maxBodyBytes, middlewares=middlewares)
+    app[BACKEND] = backend
+    app[SETTINGS] = settings
+    for prefix in ("/v1", ""):
+        app.router.add_post(f"{prefix}/responses", create_response)
+        app.router.add_get(f"{prefix}/models", list_models)
+    app.router.add_get("/health", health)
+    return app

@@ -1,0 +1,37 @@
+"""Identifiers for everything the bridge creates; the `AM-` prefix marks them as ours."""
+
+from __future__ import annotations
+
+import secrets
+import string
+import time
+
+_ALPHABET = string.ascii_lowercase + string.digits
+
+
+def _random(n: int) -> str:
+    return "".join(secrets.choice(_ALPHABET) for _ in range(n))
+
+
+def response_id() -> str:
+    return f"resp_AM-{int(time.time() * 1000)}-{_random(8)}"
+
+
+def message_id() -> str:
+    return f"msg_AM-{_random(12)}"
+
+
+def function_call_id() -> str:
+    return f"fc_AM-{_random(12)}"
+
+
+def custom_tool_call_id() -> str:
+    return f"ctc_AM-{_random(12)}"
+
+
+def reasoning_id() -> str:
+    return f"rs_AM-{_random(12)}"
+
+
+def call_id() -> str:
+    return f"call_AM-{_random(12)}"

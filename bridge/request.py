@@ -1,0 +1,203 @@
+"""The `POST /v1/responses` body as typed models, and the checks that turn bad input into 400s.
+
+Everything is permissive where clients differ (unknown fields on the request and on items are
+ignored; messages may come without `type`) and strict where the bridge cannot help (state it
+does not keep).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Discriminator, Tag, ValidationError
+
+from bridge.errors import ApiError, invalid_request
+
+log = logging.getLogger(__name__)
+
+
+class _Lenient(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+
+class ContentPart(_Lenient):
+    """One part of a message or tool output: text, image or file (the kind is in `type`)."""
+
+    type: str
+    text: str | None = None
+    refusal: str | None = None
+    image_url: str | None = None
+    file_id: str | None = None
+    filename: str | None = None
+    file_url: str | None = None
+    file_data: str | None = None
+
+
+Content = str | list[ContentPart]
+
+
+class MessageItem(_Lenient):
+    type: Literal["message"] = "message"
+    role: Literal["user", "assistant", "system", "developer"]
+    content: Content
+
+
+class FunctionCallItem(_Lenient):
+    type: Literal["function_call"]
+    call_id: str
+    name: str
+    arguments: str = ""
+    namespace: str | None = None
+
+
+class FunctionCallOutputItem(_Lenient):
+    type: Literal["function_call_output"]
+    call_id: str
+    output: Content
+
+
+class CustomToolCallItem(_Lenient):
+    type: Literal["custom_tool_call"]
+    call_id: str
+    name: str
+    input: str = ""
+
+
+class CustomToolCallOutputItem(_Lenient):
+    type: Literal["custom_tool_call_output"]
+    call_id: str
+    output: Content
+
+
+class SkippedItem(_Lenient):
+    """Items that carry nothing the editor can use (reasoning) or that we do not know."""
+
+    model_config = ConfigDict(extra="allow")
+    type: str
+
+
+_KNOWN = {
+    "message",
+    "function_call",
+    "function_call_output",
+    "custom_tool_call",
+    "custom_tool_call_output",
+}
+
+
+def _item_kind(raw: Any) -> str:
+    if isinstance(raw, dict):
+        kind = raw.get("type")
+        if kind is None and "role" in raw:
+            return "message"  # the SDKs send `{"role", "content"}` with no type
+        if kind in _KNOWN:
+            return str(kind)
+    elif isinstance(raw, BaseModel):
+        return str(getattr(raw, "type", "skipped"))
+    return "skipped"
+
+
+InputItem = Annotated[
+    Annotated[MessageItem, Tag("message")]
+    | Annotated[FunctionCallItem, Tag("function_call")]
+    | Annotated[FunctionCallOutputItem, Tag("function_call_output")]
+    | Annotated[CustomToolCallItem, Tag("custom_tool_call")]
+    | Annotated[CustomToolCallOutputItem, Tag("custom_tool_call_output")]
+    | Annotated[SkippedItem, Tag("skipped")],
+    Discriminator(_item_kind),
+]
+
+
+class ReasoningParam(_Lenient):
+    effort: str | None = None
+    summary: str | None = None
+
+
+class CreateResponseRequest(_Lenient):
+    model: str
+    input: str | list[InputItem]
+    instructions: str | None = None
+    tools: list[dict[str, Any]] | None = None
+    tool_choice: str | dict[str, Any] | None = None
+    stream: bool | None = False
+    temperature: float | None = None
+    top_p: float | None = None
+    max_output_tokens: int | None = None
+    max_tool_calls: int | None = None
+    reasoning: ReasoningParam | None = None
+    text: dict[str, Any] | None = None
+    metadata: dict[str, Any] | None = None
+    parallel_tool_calls: bool | None = None
+    truncation: Literal["auto", "disabled"] | None = None
+    store: bool | None = None
+    prompt_cache_key: str | None = None
+    safety_identifier: str | None = None
+    user: str | None = None
+
+
+_STATELESS_HINT = (
+    "Maestro Bridge is stateless: it keeps no responses or conversations. "
+    "Send the full conversation history in the `input` array instead."
+)
+
+
+def _reject_state(body: dict[str, Any]) -> None:
+    for param in ("previous_response_id", "conversation"):
+        if body.get(param) is not None:
+            raise invalid_request(
+                f"`{param}` is not supported. {_STATELESS_HINT}",
+                param=param,
+                code="unsupported_parameter",
+            )
+    items = body.get("input")
+    if isinstance(items, list):
+        for index, item in enumerate(items):
+            if isinstance(item, dict) and item.get("type") == "item_reference":
+                raise invalid_request(
+                    f"`item_reference` input items are not supported. {_STATELESS_HINT}",
+                    param=f"input[{index}]",
+                    code="unsupported_parameter",
+                )
+
+
+def _param_path(loc: tuple[int | str, ...]) -> str:
+    path = ""
+    for part in loc:
+        if isinstance(part, int):
+            path += f"[{part}]"
+        elif part in _KNOWN or part in ("skipped", "str", "list[tagged-union[...]]"):
+            continue  # union branch names, not fields
+        elif part.startswith(("list[", "str", "function-", "tagged-union")):
+            continue
+        else:
+            path += f".{part}" if path else part
+    return path
+
+
+def parse_create_request(body: Any) -> CreateResponseRequest:
+    """Validate a decoded JSON body; raises ApiError (400) naming the offending param."""
+    if not isinstance(body, dict):
+        raise invalid_request("The request body must be a JSON object.", code="invalid_json")
+    _reject_state(body)
+    if not body.get("model"):
+        raise invalid_request(
+            "Missing required parameter: `model`.", param="model", code="missing_required_parameter"
+        )
+    if body.get("input") is None:
+        raise invalid_request(
+            "Missing required parameter: `input`.", param="input", code="missing_required_parameter"
+        )
+    try:
+        return CreateResponseRequest.model_validate(body)
+    except ValidationError as exc:
+        raise _validation_error(exc) from None
+
+
+def _validation_error(exc: ValidationError) -> ApiError:
+    # Unions report one error per branch; the most specific (longest) location explains best.
+    first = max(exc.errors(), key=lambda err: len(err["loc"]))
+    param = _param_path(tuple(first["loc"]))
+    return invalid_request(
+        f"Invalid value for `{param}`: {first['msg']}.", param=param or None, code="invalid_value"
+    )

@@ -1,0 +1,146 @@
+"""From a validated request to the stream of Responses events: plan, ask the editor, translate.
+
+`response_events` is the single data path; the HTTP layer either writes its batches as SSE or
+folds them into one JSON body (`fold_response`).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any
+
+from bridge import ids
+from bridge.backend import Backend, ChatMessage, ChatRequest, EditorError, ModelInfo, TextPart
+from bridge.convert_input import to_chat_messages
+from bridge.errors import ApiError, from_editor, from_failure_code, invalid_request
+from bridge.events import Event, ResponseEventBuilder
+from bridge.request import CreateResponseRequest
+from bridge.response_object import new_response, usage_object
+from bridge.tools import ToolTarget, plan_tools
+
+log = logging.getLogger(__name__)
+
+JUSTIFICATION = "A Responses API client (such as Codex CLI) asked Maestro Bridge for this answer."
+
+
+@dataclass
+class ResponsePlan:
+    chat: ChatRequest
+    response: dict[str, Any]
+    targets: dict[str, ToolTarget]
+    reasoning_summary: bool
+
+
+def resolve_model(requested: str, models: list[ModelInfo]) -> ModelInfo:
+    for model in models:
+        if model.id == requested:
+            return model
+    available = ", ".join(m.id for m in models) or "none"
+    raise ApiError(
+        404,
+        f"The model {requested!r} does not exist in the editor. Available models: {available}.",
+        param="model",
+        code="model_not_found",
+    )
+
+
+def _model_options(request: CreateResponseRequest) -> dict[str, Any]:
+    options: dict[str, Any] = {}
+    if request.temperature is not None:
+        options["temperature"] = request.temperature
+    if request.top_p is not None:
+        options["topP"] = request.top_p
+    if request.max_output_tokens is not None:
+        options["maxOutputTokens"] = request.max_output_tokens
+    if request.reasoning is not None:
+        if request.reasoning.effort:
+            options["reasoningEffort"] = request.reasoning.effort
+        if request.reasoning.summary:
+            options["reasoningSummary"] = request.reasoning.summary
+    return options
+
+
+def plan_response(request: CreateResponseRequest, model: ModelInfo) -> ResponsePlan:
+    """Everything decided before the editor is asked (pure; raises ApiError on bad input)."""
+    tools = plan_tools(request.tools, request.tool_choice)
+    messages = to_chat_messages(request)
+    if not messages:
+        raise invalid_request(
+            "The input holds no message the model can read.", param="input", code="invalid_value"
+        )
+    chat = ChatRequest(
+        model=model.id,
+        messages=messages,
+        tools=tools.tools,
+        toolMode=tools.mode,
+        modelOptions=_model_options(request),
+        justification=JUSTIFICATION,
+    )
+    response = new_response(request, ids.response_id(), tools.echo, tools.choice_echo)
+    summary = request.reasoning is not None and request.reasoning.summary not in (None, "none")
+    return ResponsePlan(chat, response, tools.targets, summary)
+
+
+def _message_text(messages: list[ChatMessage]) -> str:
+    texts: list[str] = []
+    for message in messages:
+        for part in message.content:
+            if isinstance(part, TextPart):
+                texts.append(part.value)
+            else:
+                texts.append(part.model_dump_json())
+    return "\n".join(texts)
+
+
+async def _estimate_usage(backend: Backend, plan: ResponsePlan, output: list[str]) -> Event:
+    """No usage from the editor: count with the editor's own tokenizer."""
+    model = plan.chat.model
+    try:
+        input_tokens = await backend.count_tokens(model, _message_text(plan.chat.messages))
+        output_tokens = await backend.count_tokens(model, "".join(output)) if output else 0
+    except EditorError:
+        log.warning("The editor could not count tokens; usage reported as zero")
+        return usage_object(0, 0)
+    return usage_object(input_tokens, output_tokens)
+
+
+async def response_events(backend: Backend, plan: ResponsePlan) -> AsyncIterator[list[Event]]:
+    """Yield batches of events; closing this iterator early cancels the editor request."""
+    builder = ResponseEventBuilder(plan.response, plan.targets, plan.reasoning_summary)
+    yield builder.start()
+    chat = backend.chat(plan.chat)
+    try:
+        async for parts in chat:
+            events = builder.add(parts)
+            if events:
+                yield events
+    except EditorError as exc:
+        log.warning("The editor failed the request: %s (%s)", exc.message, exc.code)
+        yield builder.fail(from_editor(exc.code, exc.message).code or "editor_error", exc.message)
+        return
+    finally:
+        await chat.aclose()  # type: ignore[attr-defined]
+    usage = builder.usage or await _estimate_usage(backend, plan, builder.output_text)
+    yield builder.complete(usage)
+
+
+async def fold_response(events: AsyncIterator[list[Event]]) -> dict[str, Any]:
+    """The non-streaming answer: the Response carried by the stream's terminal event."""
+    final: dict[str, Any] | None = None
+    async for batch in events:
+        for event in batch:
+            if event["type"] in ("response.completed", "response.failed", "response.incomplete"):
+                final = event["response"]
+    if final is None:  # cannot happen: response_events always ends with a terminal event
+        raise ApiError(
+            502,
+            "The editor ended the response without a result.",
+            type="server_error",
+            code="editor_error",
+        )
+    if final["status"] == "failed":
+        error = final["error"] or {}
+        raise from_failure_code(str(error.get("code")), str(error.get("message", "")))
+    return final

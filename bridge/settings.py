@@ -1,0 +1,27 @@
+"""The HTTP endpoint's settings (from the editor's initialization options)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024  # several base64 images fit
+
+
+class Limits(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    maxBodyBytes: int = Field(default=DEFAULT_MAX_BODY_BYTES, ge=1024)
+
+
+class BridgeSettings(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    protocolVersion: int = 1
+    host: str = "127.0.0.1"
+    port: int = Field(default=0, ge=0, le=65535)
+    apiKey: str | None = None
+    limits: Limits = Field(default_factory=Limits)
+
+    @classmethod
+    def from_options(cls, options: Any) -> BridgeSettings:
+        return cls.model_validate(options or {})

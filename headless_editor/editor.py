@@ -1,0 +1,187 @@
+"""The headless editor: starts `maestro-bridge lsp` as a child process over stdio, exactly as
+VS Code does, and answers its `maestro/*` requests with the simulated model."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import sys
+from typing import Any
+
+from pydantic import ValidationError
+from pygls.client import JsonRPCClient
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
+from pygls.protocol import JsonRPCProtocol, default_converter
+
+from bridge.backend import ChatRequest, EditorError, ResponsePart
+from headless_editor.script import Script
+from headless_editor.simulated_model import SimulatedModel
+from lsp import rpc
+
+log = logging.getLogger(__name__)
+
+STARTUP_TIMEOUT = 30.0
+
+
+class EditorStartError(RuntimeError):
+    """The language server could not be started or could not bind its port."""
+
+
+class EditorProtocol(rpc.RawMessagesMixin, JsonRPCProtocol):
+    pass
+
+
+class PartSender:
+    """Sends a chat's parts, several per notification when they queue up within a loop turn."""
+
+    def __init__(self, protocol: EditorProtocol, chat_id: str) -> None:
+        self._protocol = protocol
+        self._chat_id = chat_id
+        self._buffer: list[dict[str, Any]] = []
+        self._scheduled = False
+
+    def add(self, part: ResponsePart) -> None:
+        self._buffer.append(part.model_dump(exclude_none=True))
+        if not self._scheduled:
+            self._scheduled = True
+            asyncio.get_running_loop().call_soon(self.flush)
+
+    def flush(self) -> None:
+        self._scheduled = False
+        if self._buffer:
+            parts, self._buffer = self._buffer, []
+            self._protocol.notify_raw(rpc.CHAT_PARTS, {"chatId": self._chat_id, "parts": parts})
+
+
+class HeadlessEditor:
+    def __init__(self, model: SimulatedModel | None = None, script: Script | None = None) -> None:
+        self.model = model or SimulatedModel()
+        self.script = script
+        self.client = JsonRPCClient(
+            protocol_cls=EditorProtocol, converter_factory=default_converter
+        )
+        self.process: asyncio.subprocess.Process | None = None
+        self.url: str | None = None
+        self._ready: asyncio.Future[dict[str, Any]] | None = None
+        self._reader_task: asyncio.Task[None] | None = None
+        self._register_handlers()
+
+    # -- what the language server asks of the editor -----------------------------------------
+
+    def _register_handlers(self) -> None:
+        client = self.client
+
+        @client.feature(rpc.MODELS)
+        def models(params: Any) -> dict[str, Any]:
+            return {"models": [m.model_dump() for m in self.model.models()]}
+
+        @client.feature(rpc.COUNT_TOKENS)
+        def count_tokens(params: Any) -> dict[str, Any]:
+            return {"tokens": self.model.count_tokens(str((params or {}).get("text", "")))}
+
+        @client.feature(rpc.CHAT)
+        async def chat(params: Any) -> dict[str, Any]:
+            return await self._chat(params)
+
+        @client.feature(rpc.SERVER_READY)
+        def server_ready(params: Any) -> None:
+            if self._ready is not None and not self._ready.done():
+                self._ready.set_result(params)
+
+        @client.feature(rpc.SERVER_FAILED)
+        def server_failed(params: Any) -> None:
+            if self._ready is not None and not self._ready.done():
+                self._ready.set_exception(EditorStartError(str(params.get("message"))))
+
+    async def _chat(self, params: Any) -> dict[str, Any]:
+        try:
+            request = ChatRequest.model_validate(params)
+        except ValidationError as exc:
+            raise JsonRpcInvalidParams(f"Malformed chat request: {exc}") from None
+        sender = PartSender(self.client.protocol, str(params.get("chatId")))
+        try:
+            async for part in self.model.respond(request, self.script):
+                sender.add(part)
+        except EditorError as exc:
+            sender.flush()
+            raise JsonRpcException(
+                code=rpc.EDITOR_ERROR_CODES.get(exc.code, -32000),
+                message=exc.message,
+                data={"code": exc.code},
+            ) from None
+        sender.flush()  # every part goes out before the reply that ends the chat
+        return {}
+
+    # -- lifecycle ---------------------------------------------------------------------------
+
+    async def start(self, options: dict[str, Any], command: list[str] | None = None) -> str:
+        """Spawn the server, initialize it, and wait until its HTTP endpoint listens."""
+        command = command or [sys.executable, "-m", "bridge.cli", "lsp"]
+        self.process = await asyncio.create_subprocess_exec(
+            *command,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        )
+        assert self.process.stdin is not None and self.process.stdout is not None
+        protocol = self.client.protocol
+        protocol.set_writer(rpc.PipeWriter(self.process.stdin.transport))  # type: ignore[arg-type]
+        fast = {rpc.CANCEL_REQUEST: lambda p: protocol._handle_cancel_notification(p.get("id"))}
+        self._reader_task = asyncio.create_task(
+            rpc.read_messages(self.process.stdout, protocol, fast)
+        )
+        self._ready = asyncio.get_running_loop().create_future()
+        init = {
+            "processId": os.getpid(),
+            "capabilities": {},
+            "clientInfo": {"name": "maestro-bridge headless editor"},
+            "initializationOptions": {"protocolVersion": rpc.PROTOCOL_VERSION, **options},
+        }
+        try:
+            await asyncio.wait_for(protocol.send_request_async("initialize", init), STARTUP_TIMEOUT)
+            protocol.notify_raw("initialized", {})
+            ready = await asyncio.wait_for(self._waiting_for_ready(), STARTUP_TIMEOUT)
+        except JsonRpcException as exc:
+            await self.stop()
+            raise EditorStartError(f"The language server refused to start: {exc.message}") from None
+        except (asyncio.TimeoutError, EditorStartError):
+            await self.stop()
+            raise
+        self.url = str(ready["url"])
+        return self.url
+
+    async def _waiting_for_ready(self) -> dict[str, Any]:
+        assert self._ready is not None and self._reader_task is not None
+        done, _ = await asyncio.wait(
+            {self._ready, self._reader_task}, return_when=asyncio.FIRST_COMPLETED
+        )
+        if self._ready in done:
+            return self._ready.result()
+        raise EditorStartError("The language server exited during startup (see its log above).")
+
+    async def wait_closed(self) -> int:
+        """Until the language server exits on its own; its exit code."""
+        assert self.process is not None
+        return await self.process.wait()
+
+    async def stop(self, timeout: float = 5.0) -> None:
+        """Polite LSP shutdown, then closing the pipe; kill only as a last resort."""
+        process = self.process
+        if process is None or process.returncode is not None:
+            return
+        protocol = self.client.protocol
+        try:
+            await asyncio.wait_for(protocol.send_request_async("shutdown", None), timeout / 2)
+            protocol.notify_raw("exit", None)
+        except (asyncio.TimeoutError, JsonRpcException, ConnectionError):
+            log.warning("The language server did not shut down politely")
+        if process.stdin is not None:
+            process.stdin.close()
+        try:
+            await asyncio.wait_for(process.wait(), timeout / 2)
+        except asyncio.TimeoutError:
+            process.kill()
+            await process.wait()
+        if self._reader_task is not None:
+            self._reader_task.cancel()

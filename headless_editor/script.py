@@ -1,0 +1,167 @@
+"""The `--script FILE` format: rules that make the simulated model answer as a test needs.
+
+```json
+{"rules": [{"match": "list the files",
+            "reply": [{"type": "thinking", "text": "The user wants a listing."},
+                      {"type": "text", "text": "Listing them."},
+                      {"type": "tool_call", "name": "exec_command", "arguments": {"cmd": "ls"}}]}]}
+```
+
+The first rule whose `match` regex is found (`re.search`) in the text of the last message's
+last part answers: a text part's value, or a tool result's text. A `tool_call` whose
+`arguments` is a string calls a custom tool (such as `apply_patch`), whose editor-side input
+is `{"input": "<string>"}`.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import re
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
+
+from bridge.backend import (
+    ChatMessage,
+    MessagePart,
+    ResponsePart,
+    TextPart,
+    ThinkingPart,
+    ToolCallPart,
+    ToolResultPart,
+)
+
+
+class ScriptError(ValueError):
+    """The script cannot be used; the message says why and where."""
+
+
+class _Strict(BaseModel):
+    # Scripts are written by hand: a misspelt key must be an error, not silently ignored.
+    model_config = ConfigDict(extra="forbid")
+
+
+class TextReply(_Strict):
+    type: Literal["text"]
+    text: str
+
+
+class ThinkingReply(_Strict):
+    type: Literal["thinking"]
+    text: str
+
+
+class ToolCallReply(_Strict):
+    type: Literal["tool_call"]
+    name: str = Field(min_length=1)
+    arguments: dict[str, Any] | str = Field(default_factory=dict)
+
+
+ReplyPart = Annotated[TextReply | ThinkingReply | ToolCallReply, Field(discriminator="type")]
+
+
+class Rule(_Strict):
+    match: str
+    reply: list[ReplyPart]
+    _pattern: re.Pattern[str] = PrivateAttr()
+
+    @field_validator("match")
+    @classmethod
+    def _compiles(cls, value: str) -> str:
+        try:
+            re.compile(value)
+        except re.error as exc:
+            raise ValueError(f"invalid regular expression {value!r}: {exc}") from None
+        return value
+
+    def model_post_init(self, context: Any, /) -> None:
+        self._pattern = re.compile(self.match)
+
+    def matches(self, text: str) -> bool:
+        return self._pattern.search(text) is not None
+
+
+class Script(_Strict):
+    rules: list[Rule]
+
+    def reply_for(self, messages: list[ChatMessage]) -> list[ResponsePart] | None:
+        """The reply of the first rule that matches the last part, or None if none does."""
+        text = part_text(last_part(messages))
+        for index, rule in enumerate(self.rules):
+            if rule.matches(text):
+                return _reply_parts(rule, index, turn=len(messages))
+        return None
+
+
+def load_script(path: str | os.PathLike[str]) -> Script:
+    try:
+        raw = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ScriptError(f"cannot read script {path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise ScriptError(f"script {path} is not UTF-8 text") from None
+    try:
+        data = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise ScriptError(
+            f"script {path} is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"
+        ) from None
+    try:
+        return Script.model_validate(data)
+    except ValidationError as exc:
+        problems = "\n".join(f"  {_location(error['loc'])}: {_message(error['msg'])}"
+                             for error in exc.errors())
+        raise ScriptError(f"script {path} is invalid:\n{problems}") from None
+
+
+def last_part(messages: list[ChatMessage]) -> MessagePart | None:
+    if not messages or not messages[-1].content:
+        return None
+    return messages[-1].content[-1]
+
+
+def part_text(part: MessagePart | None) -> str:
+    """The text a rule matches: a text part's value, or a tool result's text content."""
+    if isinstance(part, TextPart):
+        return part.value
+    if isinstance(part, ToolResultPart):
+        return tool_result_text(part)
+    return ""
+
+
+def tool_result_text(part: ToolResultPart) -> str:
+    return "".join(item.value for item in part.content if isinstance(item, TextPart))
+
+
+def _reply_parts(rule: Rule, index: int, turn: int) -> list[ResponsePart]:
+    parts: list[ResponsePart] = []
+    calls = 0
+    for reply in rule.reply:
+        if isinstance(reply, TextReply):
+            parts.append(TextPart(value=reply.text))
+        elif isinstance(reply, ThinkingReply):
+            parts.append(ThinkingPart(value=reply.text))
+        else:
+            arguments = reply.arguments
+            # The turn (message count) keeps ids unique when a rule fires again later in the
+            # same conversation, without the model keeping any state.
+            parts.append(ToolCallPart(
+                callId=f"call_script_{index}_{turn}_{calls}",
+                name=reply.name,
+                input={"input": arguments}
+                if isinstance(arguments, str)
+                else copy.deepcopy(arguments),
+            ))
+            calls += 1
+    return parts
+
+
+def _location(loc: tuple[int | str, ...]) -> str:
+    return ".".join(str(item) for item in loc) or "(top level)"
+
+
+def _message(msg: str) -> str:
+    return msg.removeprefix("Value error, ")

@@ -1,0 +1,162 @@
+"""The bridge's Backend, answered by the editor over JSON-RPC (docs/protocol.md)."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+from collections.abc import AsyncIterator
+from typing import Any
+
+from pydantic import ValidationError
+from pygls.exceptions import JsonRpcException
+
+from bridge.backend import (
+    RESPONSE_PARTS,
+    ChatRequest,
+    EditorError,
+    EditorErrorCode,
+    ModelInfo,
+    ResponsePart,
+)
+from lsp import rpc
+
+log = logging.getLogger(__name__)
+
+REQUEST_TIMEOUT = 30.0  # models and token counts; chats stream for as long as the model talks
+_END = object()
+
+
+def editor_error(exc: BaseException) -> EditorError:
+    """A JSON-RPC error from the editor -> the editor's own error code."""
+    if isinstance(exc, EditorError):
+        return exc
+    if isinstance(exc, JsonRpcException):
+        data = exc.data if isinstance(exc.data, dict) else {}
+        code = data.get("code")
+        if code not in ("NotFound", "NoPermissions", "Blocked", "Other"):
+            code = "Other"
+        return EditorError(code, exc.message or "The editor failed the request.")
+    return EditorError("Other", f"The editor failed the request: {exc}")
+
+
+class EditorBackend:
+    def __init__(self, protocol: Any) -> None:
+        self._protocol = protocol
+        self._streams: dict[str, asyncio.Queue[Any]] = {}
+        self._ids = itertools.count(1)
+        self._models: list[ModelInfo] | None = None
+        self._gone = False
+
+    # -- notifications from the editor -------------------------------------------------------
+
+    def on_chat_parts(self, params: Any) -> None:
+        """The hot path: one call per `maestro/chatParts`, straight from the reader."""
+        queue = self._streams.get(params.get("chatId")) if isinstance(params, dict) else None
+        if queue is not None:
+            queue.put_nowait(params.get("parts") or [])
+
+    def forget_models(self) -> None:
+        self._models = None
+
+    def editor_gone(self) -> None:
+        """The editor closed the pipe: end every open stream, refuse new work."""
+        self._gone = True
+        for queue in self._streams.values():
+            queue.put_nowait(_END)
+
+    # -- requests to the editor --------------------------------------------------------------
+
+    def _check_alive(self) -> None:
+        if self._gone:
+            raise EditorError("Unavailable", "The editor is no longer connected.")
+
+    async def _request(self, method: str, params: dict[str, Any] | None) -> Any:
+        self._check_alive()
+        try:
+            return await asyncio.wait_for(
+                self._protocol.send_request_async(method, params), REQUEST_TIMEOUT
+            )
+        except asyncio.TimeoutError:
+            raise EditorError(
+                "Unavailable", f"The editor did not answer {method} within {REQUEST_TIMEOUT:.0f} s."
+            ) from None
+        except Exception as exc:
+            raise editor_error(exc) from None
+
+    async def list_models(self) -> list[ModelInfo]:
+        if self._models is None:
+            result = await self._request(rpc.MODELS, None)
+            try:
+                self._models = [ModelInfo.model_validate(m) for m in result["models"]]
+            except (ValidationError, TypeError, KeyError) as exc:
+                raise EditorError(
+                    "Other", f"The editor sent a malformed model list: {exc}"
+                ) from None
+        return self._models
+
+    async def count_tokens(self, model: str, text: str) -> int:
+        result = await self._request(rpc.COUNT_TOKENS, {"model": model, "text": text})
+        try:
+            return int(result["tokens"])
+        except (TypeError, KeyError, ValueError):
+            raise EditorError("Other", "The editor sent a malformed token count.") from None
+
+    async def chat(self, request: ChatRequest) -> AsyncIterator[list[ResponsePart]]:
+        self._check_alive()
+        chat_id = f"chat-{next(self._ids)}"
+        queue: asyncio.Queue[Any] = asyncio.Queue()
+        self._streams[chat_id] = queue
+        params = {"chatId": chat_id, **request.model_dump(exclude_none=True)}
+        # The request id doubles as the chat id, so `$/cancelRequest` can name it.
+        future = self._protocol.send_request(rpc.CHAT, params, msg_id=chat_id)
+        # Runs on the loop thread, after every chatParts the editor sent before its reply.
+        future.add_done_callback(lambda _: queue.put_nowait(_END))
+        finished = False
+        try:
+            while True:
+                batch = await queue.get()
+                while batch is not _END and not queue.empty():
+                    more = queue.get_nowait()  # parts that queued up go out together
+                    if more is _END:
+                        queue.put_nowait(_END)
+                        break
+                    batch = batch + more
+                if batch is _END:
+                    finished = True
+                    break
+                parts = _parse_parts(batch)
+                if parts:
+                    yield parts
+            if not future.done():
+                raise EditorError("Unavailable", "The editor closed the connection mid-answer.")
+            if future.exception() is not None:
+                raise editor_error(future.exception())
+        finally:
+            self._streams.pop(chat_id, None)
+            if not finished:
+                self._cancel(chat_id, future)
+
+    def _cancel(self, chat_id: str, future: Any) -> None:
+        # pygls does not tell the peer when a request future is cancelled; and a late reply to
+        # a future still registered would raise inside pygls. Forget it, then tell the editor.
+        self._protocol._request_futures.pop(chat_id, None)
+        future.cancel()
+        if not self._gone:
+            self._protocol.notify_raw(rpc.CANCEL_REQUEST, {"id": chat_id})
+
+
+def _parse_parts(raw: Any) -> list[ResponsePart]:
+    try:
+        return RESPONSE_PARTS.validate_python(raw)
+    except ValidationError:
+        parts: list[ResponsePart] = []
+        for item in raw if isinstance(raw, list) else []:
+            try:
+                parts.extend(RESPONSE_PARTS.validate_python([item]))
+            except ValidationError:
+                log.warning("Ignoring a malformed part from the editor")
+        return parts
+
+
+__all__ = ["EditorBackend", "EditorErrorCode", "editor_error"]

@@ -1,0 +1,59 @@
+"""`maestro-bridge lsp`: the language server on stdio, on an event loop we own.
+
+pygls's `start_io` reads stdin through a thread pool one line at a time; an asyncio pipe reader
+is an order of magnitude faster (pygls-notes.md), and owning the loop lets the HTTP endpoint
+share it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import sys
+
+from lsp import rpc
+from lsp.server import create_server
+
+log = logging.getLogger(__name__)
+
+LOG_LEVEL_ENV = "MAESTRO_BRIDGE_LOG_LEVEL"
+
+
+def configure_logging() -> None:
+    """Logs go to stderr (stdout is the protocol). pygls logs message bodies at INFO, which
+    would include prompts, so it stays at WARNING unless debugging was asked for."""
+    level = os.environ.get(LOG_LEVEL_ENV, "INFO").upper()
+    logging.basicConfig(
+        stream=sys.stderr, level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+    if level != "DEBUG":
+        logging.getLogger("pygls").setLevel(logging.ERROR)
+    logging.getLogger("aiohttp.access").setLevel(logging.WARNING)
+
+
+async def serve_stdio() -> None:
+    loop = asyncio.get_running_loop()
+    server = create_server()
+    reader = asyncio.StreamReader(limit=1 << 20)
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin.buffer)
+    transport, _ = await loop.connect_write_pipe(asyncio.Protocol, sys.stdout.buffer)
+    server.protocol.set_writer(rpc.PipeWriter(transport))
+    fast = {rpc.CHAT_PARTS: server.backend.on_chat_parts}
+    try:
+        await rpc.read_messages(reader, server.protocol, fast)
+    finally:
+        # The editor is gone (or said exit): nobody may keep holding the port.
+        server.backend.editor_gone()
+        await server.stop_http()
+
+
+def run_stdio() -> int:
+    configure_logging()
+    try:
+        asyncio.run(serve_stdio())
+    except KeyboardInterrupt:
+        pass
+    except SystemExit as exc:  # pygls answers `exit` with sys.exit
+        return int(exc.code or 0)
+    return 0
