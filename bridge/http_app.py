@@ -20,7 +20,7 @@ from bridge.sse import encode_events
 
 log = logging.getLogger(__name__)
 
-BACKEND: web.AppKey[Backend] = web.AppKey("backend", Backend)  # type: ignore[type-abstract]
+BACKEND: web.AppKey[Backend] = web.AppKey("backend", Backend)
 SETTINGS: web.AppKey[BridgeSettings] = web.AppKey("settings", BridgeSettings)
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from bridge.request import CreateResponseRequest
+from bridge.request import CreateResponseRequest, ReasoningParam
 
 
 def usage_object(
@@ -24,6 +24,20 @@ def _text_echo(text: dict[str, Any] | None) -> dict[str, Any]:
     echo = dict(text or {})
     echo.setdefault("format", {"type": "text"})
     return echo
+
+
+# The spec's effort enum has no "minimal" (OpenAI's API does); "low" is the closest it has.
+_EFFORT_ECHO = {"minimal": "low"}
+_EFFORTS = {"none", "low", "medium", "high", "xhigh"}
+_SUMMARIES = {"auto", "concise", "detailed"}
+
+
+def _reasoning_echo(reasoning: ReasoningParam) -> dict[str, Any]:
+    effort = _EFFORT_ECHO.get(reasoning.effort or "", reasoning.effort)
+    return {
+        "effort": effort if effort in _EFFORTS else None,
+        "summary": reasoning.summary if reasoning.summary in _SUMMARIES else None,
+    }
 
 
 def new_response(
@@ -58,9 +72,7 @@ def new_response(
         "frequency_penalty": 0.0,
         "top_logprobs": 0,
         "temperature": 1.0 if request.temperature is None else request.temperature,
-        "reasoning": None
-        if reasoning is None
-        else {"effort": reasoning.effort, "summary": reasoning.summary},
+        "reasoning": None if reasoning is None else _reasoning_echo(reasoning),
         "usage": None,
         "max_output_tokens": request.max_output_tokens,
         "max_tool_calls": request.max_tool_calls,

@@ -7,7 +7,7 @@ import asyncio
 import logging
 import os
 import sys
-from typing import Any
+from typing import Any, cast
 
 from pydantic import ValidationError
 from pygls.client import JsonRPCClient
@@ -61,6 +61,7 @@ class HeadlessEditor:
         self.client = JsonRPCClient(
             protocol_cls=EditorProtocol, converter_factory=default_converter
         )
+        self.protocol = cast(EditorProtocol, self.client.protocol)
         self.process: asyncio.subprocess.Process | None = None
         self.url: str | None = None
         self._ready: asyncio.Future[dict[str, Any]] | None = None
@@ -99,7 +100,7 @@ class HeadlessEditor:
             request = ChatRequest.model_validate(params)
         except ValidationError as exc:
             raise JsonRpcInvalidParams(f"Malformed chat request: {exc}") from None
-        sender = PartSender(self.client.protocol, str(params.get("chatId")))
+        sender = PartSender(self.protocol, str(params.get("chatId")))
         try:
             async for part in self.model.respond(request, self.script):
                 sender.add(part)
@@ -125,8 +126,8 @@ class HeadlessEditor:
             env={**os.environ, "PYTHONUNBUFFERED": "1"},
         )
         assert self.process.stdin is not None and self.process.stdout is not None
-        protocol = self.client.protocol
-        protocol.set_writer(rpc.PipeWriter(self.process.stdin.transport))  # type: ignore[arg-type]
+        protocol = self.protocol
+        protocol.set_writer(rpc.PipeWriter(self.process.stdin.transport))
         fast = {rpc.CANCEL_REQUEST: lambda p: protocol._handle_cancel_notification(p.get("id"))}
         self._reader_task = asyncio.create_task(
             rpc.read_messages(self.process.stdout, protocol, fast)
@@ -153,9 +154,8 @@ class HeadlessEditor:
 
     async def _waiting_for_ready(self) -> dict[str, Any]:
         assert self._ready is not None and self._reader_task is not None
-        done, _ = await asyncio.wait(
-            {self._ready, self._reader_task}, return_when=asyncio.FIRST_COMPLETED
-        )
+        waiting: set[asyncio.Future[Any]] = {self._ready, self._reader_task}
+        done, _ = await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
         if self._ready in done:
             return self._ready.result()
         raise EditorStartError("The language server exited during startup (see its log above).")
@@ -170,7 +170,7 @@ class HeadlessEditor:
         process = self.process
         if process is None or process.returncode is not None:
             return
-        protocol = self.client.protocol
+        protocol = self.protocol
         try:
             await asyncio.wait_for(protocol.send_request_async("shutdown", None), timeout / 2)
             protocol.notify_raw("exit", None)

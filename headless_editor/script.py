@@ -112,8 +112,9 @@ def load_script(path: str | os.PathLike[str]) -> Script:
     try:
         return Script.model_validate(data)
     except ValidationError as exc:
-        problems = "\n".join(f"  {_location(error['loc'])}: {_message(error['msg'])}"
-                             for error in exc.errors())
+        problems = "\n".join(
+            f"  {_location(error['loc'])}: {_message(error['msg'])}" for error in exc.errors()
+        )
         raise ScriptError(f"script {path} is invalid:\n{problems}") from None
 
 
@@ -148,13 +149,15 @@ def _reply_parts(rule: Rule, index: int, turn: int) -> list[ResponsePart]:
             arguments = reply.arguments
             # The turn (message count) keeps ids unique when a rule fires again later in the
             # same conversation, without the model keeping any state.
-            parts.append(ToolCallPart(
-                callId=f"call_script_{index}_{turn}_{calls}",
-                name=reply.name,
-                input={"input": arguments}
-                if isinstance(arguments, str)
-                else copy.deepcopy(arguments),
-            ))
+            parts.append(
+                ToolCallPart(
+                    callId=f"call_script_{index}_{turn}_{calls}",
+                    name=reply.name,
+                    input={"input": arguments}
+                    if isinstance(arguments, str)
+                    else copy.deepcopy(arguments),
+                )
+            )
             calls += 1
     return parts
 

@@ -36,10 +36,22 @@ from headless_editor.tokens import (
 )
 
 MODELS: list[ModelInfo] = [
-    ModelInfo(id="sim-echo", name="Simulated echo", vendor="maestro-sim", family="sim",
-              version="1", maxInputTokens=128000),
-    ModelInfo(id="sim-reasoning", name="Simulated reasoning", vendor="maestro-sim",
-              family="sim-reasoning", version="1", maxInputTokens=128000),
+    ModelInfo(
+        id="sim-echo",
+        name="Simulated echo",
+        vendor="maestro-sim",
+        family="sim",
+        version="1",
+        maxInputTokens=128000,
+    ),
+    ModelInfo(
+        id="sim-reasoning",
+        name="Simulated reasoning",
+        vendor="maestro-sim",
+        family="sim-reasoning",
+        version="1",
+        maxInputTokens=128000,
+    ),
 ]
 _THINKING_MODELS = {"sim-reasoning"}
 _CHUNK_TOKENS = 2  # tokens per streamed text part: a word or two
@@ -71,8 +83,10 @@ class SimulatedModel:
         reply = rules.reply_for(request.messages) if rules is not None else None
         if reply is None:
             reply = _default_reply(request)
-        if (request.model in _THINKING_MODELS
-                and request.modelOptions.get("reasoningEffort") != "none"):
+        if (
+            request.model in _THINKING_MODELS
+            and request.modelOptions.get("reasoningEffort") != "none"
+        ):
             reply = _thinking(request.messages, reply) + reply
         output = _Output(_max_output_tokens(request.modelOptions))
         for part in reply:
@@ -90,8 +104,11 @@ def _default_reply(request: ChatRequest) -> list[ResponsePart]:
     user_asks = bool(messages) and messages[-1].role == "user" and isinstance(last, TextPart)
     if request.tools and (user_asks or request.toolMode == "required"):
         tool = request.tools[0]
-        call = ToolCallPart(callId=f"call_sim_{len(messages)}", name=tool.name,
-                            input=placeholder_input(tool.inputSchema))
+        call = ToolCallPart(
+            callId=f"call_sim_{len(messages)}",
+            name=tool.name,
+            input=placeholder_input(tool.inputSchema),
+        )
         return [TextPart(value=f"Calling {tool.name}."), call]
     if isinstance(last, ToolResultPart):
         name = _tool_name(messages, last.callId) or last.callId
@@ -139,8 +156,10 @@ class _Output:
             return [ThinkingPart(value="".join(pieces), id=part.id)] if pieces else []
         if isinstance(part, TextPart):
             pieces = self._take(split_tokens(part.value))
-            return [TextPart(value="".join(pieces[i : i + _CHUNK_TOKENS]))
-                    for i in range(0, len(pieces), _CHUNK_TOKENS)]
+            return [
+                TextPart(value="".join(pieces[i : i + _CHUNK_TOKENS]))
+                for i in range(0, len(pieces), _CHUNK_TOKENS)
+            ]
         return [part]  # data parts are not generated text
 
     def _take(self, pieces: list[str]) -> list[str]:
@@ -224,8 +243,10 @@ def _placeholder(schema: Any, root: dict[str, Any], depth: int) -> Any:
     kind = _type_of(schema)
     if kind == "object":
         properties = schema.get("properties") or {}
-        return {name: _placeholder(properties.get(name, {}), root, deeper)
-                for name in schema.get("required", [])}
+        return {
+            name: _placeholder(properties.get(name, {}), root, deeper)
+            for name in schema.get("required", [])
+        }
     if kind == "array":
         return _array(schema, root, deeper)
     if kind == "string":
@@ -289,8 +310,10 @@ def _array(schema: dict[str, Any], root: dict[str, Any], depth: int) -> list[Any
     positional = schema.get("prefixItems") or (items if isinstance(items, list) else [])
     rest = items if isinstance(items, dict) else {}
     count = schema.get("minItems", 0)
-    return [_placeholder(positional[i] if i < len(positional) else rest, root, depth)
-            for i in range(count if isinstance(count, int) else 0)]
+    return [
+        _placeholder(positional[i] if i < len(positional) else rest, root, depth)
+        for i in range(count if isinstance(count, int) else 0)
+    ]
 
 
 def _string(schema: dict[str, Any]) -> str:

@@ -33,9 +33,9 @@ def editor_error(exc: BaseException) -> EditorError:
         return exc
     if isinstance(exc, JsonRpcException):
         data = exc.data if isinstance(exc.data, dict) else {}
-        code = data.get("code")
-        if code not in ("NotFound", "NoPermissions", "Blocked", "Other"):
-            code = "Other"
+        code: EditorErrorCode = "Other"
+        if data.get("code") in ("NotFound", "NoPermissions", "Blocked"):
+            code = data["code"]
         return EditorError(code, exc.message or "The editor failed the request.")
     return EditorError("Other", f"The editor failed the request: {exc}")
 
@@ -52,7 +52,7 @@ class EditorBackend:
 
     def on_chat_parts(self, params: Any) -> None:
         """The hot path: one call per `maestro/chatParts`, straight from the reader."""
-        queue = self._streams.get(params.get("chatId")) if isinstance(params, dict) else None
+        queue = self._streams.get(str(params.get("chatId"))) if isinstance(params, dict) else None
         if queue is not None:
             queue.put_nowait(params.get("parts") or [])
 

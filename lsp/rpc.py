@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import attrs
@@ -116,7 +116,7 @@ class PipeWriter:
         self.transport.close()
 
 
-FastHandlers = dict[str, Callable[[Any], None]]
+FastHandlers = Mapping[str, Callable[[Any], None]]
 
 
 async def read_messages(

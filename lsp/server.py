@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import Any, cast
 
 from aiohttp import web
 from lsprotocol import types
@@ -21,7 +21,7 @@ from lsp.editor_backend import EditorBackend
 log = logging.getLogger(__name__)
 
 
-class MaestroProtocol(rpc.RawMessagesMixin, LanguageServerProtocol):
+class MaestroProtocol(rpc.RawMessagesMixin, LanguageServerProtocol):  # type: ignore[misc]
     @lsp_method(types.INITIALIZE)
     def lsp_initialize(self, params: types.InitializeParams) -> Any:
         result = yield from super().lsp_initialize(params)
@@ -39,7 +39,8 @@ class MaestroServer(LanguageServer):
             protocol_cls=MaestroProtocol,
             text_document_sync_kind=types.TextDocumentSyncKind.None_,
         )
-        self.backend = EditorBackend(self.protocol)
+        self.rpc = cast(MaestroProtocol, self.protocol)
+        self.backend = EditorBackend(self.rpc)
         self.settings = BridgeSettings()
         self._runner: web.AppRunner | None = None
 
@@ -57,14 +58,14 @@ class MaestroServer(LanguageServer):
             await runner.cleanup()
             message = f"Cannot listen on {settings.host}:{settings.port}: {exc.strerror or exc}"
             log.error("%s", message)
-            self.protocol.notify_raw(rpc.SERVER_FAILED, {"message": message})
+            self.rpc.notify_raw(rpc.SERVER_FAILED, {"message": message})
             return
         self._runner = runner
         host, port = runner.addresses[0][:2]
         shown = f"[{host}]" if ":" in host else host
         url = f"http://{shown}:{port}/v1"
         log.info("Listening on %s", url)
-        self.protocol.notify_raw(rpc.SERVER_READY, {"url": url, "host": host, "port": port})
+        self.rpc.notify_raw(rpc.SERVER_READY, {"url": url, "host": host, "port": port})
 
     async def stop_http(self) -> None:
         runner, self._runner = self._runner, None

@@ -147,13 +147,17 @@ def test_call_ids_differ_between_turns_and_repeat_between_runs(script: Script) -
     assert script.reply_for(later_messages) == later
 
 
-def test_replies_are_fresh_copies(script: Script) -> None:
-    first = script.reply_for([user("list files")])
-    assert first is not None and isinstance(first[-1], ToolCallPart)
-    first[-1].input["cmd"] = "rm -rf /"
-    second = script.reply_for([user("list files")])
-    assert second is not None and isinstance(second[-1], ToolCallPart)
-    assert second[-1].input == {"cmd": "ls -la"}
+def test_replies_are_fresh_copies(tmp_path: Path) -> None:
+    script = load_script(write(tmp_path, {"rules": [{"match": "", "reply": [
+        {"type": "tool_call", "name": "run", "arguments": {"argv": ["ls"], "env": {"A": "1"}}},
+    ]}]}))
+    first = script.reply_for([user("go")])
+    assert first is not None and isinstance(first[0], ToolCallPart)
+    first[0].input["argv"].append("/")
+    first[0].input["env"]["A"] = "2"
+    second = script.reply_for([user("go")])
+    assert second is not None and isinstance(second[0], ToolCallPart)
+    assert second[0].input == {"argv": ["ls"], "env": {"A": "1"}}
 
 
 def test_missing_file(tmp_path: Path) -> None:
