@@ -1,0 +1,190 @@
+"""The editor protocol end to end: the real language server process over stdio, driven by the
+headless editor in this test process, with models written for each test."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+import aiohttp
+import pytest
+
+from bridge.backend import ChatRequest, EditorError, ModelInfo, ResponsePart, TextPart
+from headless_editor.editor import EditorStartError, HeadlessEditor
+from headless_editor.script import Script
+from headless_editor.simulated_model import SimulatedModel
+
+
+class RecordingModel(SimulatedModel):
+    """The simulated model, recording what reached the editor and how each chat ended."""
+
+    def __init__(self) -> None:
+        self.requests: list[ChatRequest] = []
+        self.cancelled = asyncio.Event()
+        self.slow = False
+        self.error: EditorError | None = None
+
+    def models(self) -> list[ModelInfo]:
+        return [*super().models(), ModelInfo(id="slow", name="Slow", maxInputTokens=1000)]
+
+    async def respond(
+        self, request: ChatRequest, rules: Script | None = None
+    ) -> AsyncIterator[ResponsePart]:
+        self.requests.append(request)
+        if self.error is not None:
+            raise self.error
+        if request.model == "slow":
+            try:
+                yield TextPart(value="first ")
+                await asyncio.sleep(30)
+                yield TextPart(value="never")
+            except asyncio.CancelledError:
+                self.cancelled.set()
+                raise
+            return
+        async for part in super().respond(request, rules):
+            yield part
+
+
+@pytest.fixture
+async def editor() -> AsyncIterator[tuple[HeadlessEditor, RecordingModel]]:
+    model = RecordingModel()
+    editor = HeadlessEditor(model=model)
+    await editor.start({"port": 0})
+    yield editor, model
+    await editor.stop()
+    assert editor.process is not None and editor.process.returncode is not None
+
+
+async def _post(url: str, body: dict[str, Any]) -> tuple[int, Any]:
+    async with aiohttp.ClientSession() as session, session.post(url, json=body) as resp:
+        return resp.status, await resp.json()
+
+
+async def test_tool_schema_with_dollar_keys_arrives_intact(
+    editor: tuple[HeadlessEditor, RecordingModel],
+) -> None:
+    headless, model = editor
+    schema = {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "type": "object",
+        "properties": {"from": {"$ref": "#/$defs/place"}, "class": {"type": "string"}},
+        "required": ["from"],
+        "$defs": {"place": {"type": "string"}},
+    }
+    tool = {"type": "function", "name": "go", "description": "d", "parameters": schema}
+    status, body = await _post(
+        f"{headless.url}/responses", {"model": "sim-echo", "input": "hi", "tools": [tool]}
+    )
+    assert status == 200, body
+    assert model.requests[-1].tools[0].inputSchema == schema
+    call = body["output"][-1]
+    assert call["type"] == "function_call" and call["name"] == "go"
+    assert json.loads(call["arguments"]) == {"from": "placeholder"}
+
+
+async def test_client_disconnect_cancels_the_editor_request(
+    editor: tuple[HeadlessEditor, RecordingModel],
+) -> None:
+    headless, model = editor
+    async with aiohttp.ClientSession() as session:
+        resp = await session.post(
+            f"{headless.url}/responses", json={"model": "slow", "input": "hi", "stream": True}
+        )
+        seen = b""
+        while b"response.output_text.delta" not in seen:
+            seen += await resp.content.readany()
+        resp.close()  # the client goes away mid-answer
+    await asyncio.wait_for(model.cancelled.wait(), 5)
+    # The server stays usable afterwards.
+    status, body = await _post(f"{headless.url}/responses", {"model": "sim-echo", "input": "x"})
+    assert status == 200 and body["status"] == "completed"
+
+
+@pytest.mark.parametrize(
+    ("code", "status", "error_code"),
+    [
+        ("NotFound", 404, "model_not_found"),
+        ("NoPermissions", 403, "permission_denied"),
+        ("Blocked", 429, "rate_limit_exceeded"),
+        ("Other", 502, "editor_error"),
+    ],
+)
+async def test_editor_errors_keep_their_code(
+    editor: tuple[HeadlessEditor, RecordingModel], code: Any, status: int, error_code: str
+) -> None:
+    headless, model = editor
+    model.error = EditorError(code, f"editor says {code}")
+    async with (
+        aiohttp.ClientSession() as session,
+        session.post(f"{headless.url}/responses", json={"model": "sim-echo", "input": "x"}) as r,
+    ):
+        body = await r.json()
+        assert r.status == status
+        assert body["error"]["code"] == error_code
+        assert body["error"]["message"] == f"editor says {code}"
+        assert (r.headers.get("Retry-After") is not None) == (status == 429)
+    # Streaming: the stream has started, so the failure is a response.failed event.
+    async with (
+        aiohttp.ClientSession() as session,
+        session.post(
+            f"{headless.url}/responses", json={"model": "sim-echo", "input": "x", "stream": True}
+        ) as r,
+    ):
+        text = await r.text()
+    assert r.status == 200
+    last = json.loads(text.strip().split("\n")[-1].removeprefix("data: "))
+    assert last["type"] == "response.failed"
+    assert last["response"]["error"]["code"] == error_code
+
+
+async def test_usage_part_from_the_editor_becomes_usage(
+    editor: tuple[HeadlessEditor, RecordingModel],
+) -> None:
+    headless, _ = editor
+    status, body = await _post(f"{headless.url}/responses", {"model": "sim-echo", "input": "hi"})
+    assert status == 200
+    usage = body["usage"]
+    assert usage["input_tokens"] > 0 and usage["output_tokens"] > 0
+    assert usage["total_tokens"] == usage["input_tokens"] + usage["output_tokens"]
+
+
+async def test_models_changed_notification_refreshes_the_list(
+    editor: tuple[HeadlessEditor, RecordingModel],
+) -> None:
+    headless, model = editor
+    async with aiohttp.ClientSession() as session:
+        async with session.get(f"{headless.url}/models") as r:
+            before = {m["id"] for m in (await r.json())["data"]}
+        extra = ModelInfo(id="late", name="Late", maxInputTokens=10)
+        model.models = lambda: [*SimulatedModel().models(), extra]  # type: ignore[method-assign]
+        async with session.get(f"{headless.url}/models") as r:
+            cached = {m["id"] for m in (await r.json())["data"]}
+        headless.protocol.notify_raw("maestro/modelsChanged", None)
+        await asyncio.sleep(0.2)
+        async with session.get(f"{headless.url}/models") as r:
+            after = {m["id"] for m in (await r.json())["data"]}
+    assert "slow" in before and before == cached
+    assert "late" in after and "slow" not in after
+
+
+async def test_wrong_protocol_version_is_refused() -> None:
+    headless = HeadlessEditor()
+    with pytest.raises(EditorStartError, match="protocol version"):
+        await headless.start({"port": 0, "protocolVersion": 99})
+
+
+async def test_port_in_use_is_a_clear_startup_error() -> None:
+    first = HeadlessEditor()
+    await first.start({"port": 0})
+    try:
+        assert first.url is not None
+        port = int(first.url.rsplit(":", 1)[1].split("/")[0])
+        second = HeadlessEditor()
+        with pytest.raises(EditorStartError, match=f"Cannot listen on 127.0.0.1:{port}"):
+            await second.start({"port": port})
+    finally:
+        await first.stop()
+
