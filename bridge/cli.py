@@ -102,6 +102,11 @@ async def _run_headless(options: dict[str, Any], script: Any) -> int:
     from headless_editor.editor import EditorStartError, HeadlessEditor
 
     editor = HeadlessEditor(script=script)
+    # Handlers first: a SIGTERM right after the "Listening" line must still stop cleanly.
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
     try:
         url = await editor.start(options)
     except (EditorStartError, asyncio.TimeoutError, OSError) as exc:
@@ -110,10 +115,6 @@ async def _run_headless(options: dict[str, Any], script: Any) -> int:
     print(f"Listening on {url}", flush=True)
     print(_banner(url, options.get("apiKey")), flush=True)
 
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, stop.set)
     stopped = asyncio.create_task(stop.wait())
     exited = asyncio.create_task(editor.wait_closed())
     await asyncio.wait({stopped, exited}, return_when=asyncio.FIRST_COMPLETED)

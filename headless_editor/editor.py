@@ -124,6 +124,8 @@ class HeadlessEditor:
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
             env={**os.environ, "PYTHONUNBUFFERED": "1"},
+            # Its own process group: a terminal's Ctrl-C reaches only us, and we stop it politely.
+            start_new_session=True,
         )
         assert self.process.stdin is not None and self.process.stdout is not None
         protocol = self.protocol
@@ -132,6 +134,7 @@ class HeadlessEditor:
         self._reader_task = asyncio.create_task(
             rpc.read_messages(self.process.stdout, protocol, fast)
         )
+        self._reader_task.add_done_callback(lambda _: self._fail_pending())
         self._ready = asyncio.get_running_loop().create_future()
         init = {
             "processId": os.getpid(),
@@ -151,6 +154,16 @@ class HeadlessEditor:
             raise
         self.url = str(ready["url"])
         return self.url
+
+    def _fail_pending(self) -> None:
+        """The server's pipe closed: nothing we asked will be answered any more."""
+        pending = list(self.protocol._request_futures.values())
+        self.protocol._request_futures.clear()
+        for future in pending:
+            if isinstance(future, asyncio.Future):
+                future.cancel()  # a chat we were answering: nobody listens any more
+            elif not future.done():
+                future.set_exception(ConnectionError("the language server closed its pipe"))
 
     async def _waiting_for_ready(self) -> dict[str, Any]:
         assert self._ready is not None and self._reader_task is not None

@@ -187,4 +187,3 @@ async def test_port_in_use_is_a_clear_startup_error() -> None:
             await second.start({"port": port})
     finally:
         await first.stop()
-
