@@ -58,7 +58,9 @@ def main(argv: list[str] | None = None) -> int:
 
 def _serve(args: argparse.Namespace) -> int:
     from headless_editor.script import ScriptError, load_script
+    from lsp.main import configure_logging
 
+    configure_logging()
     script = None
     if args.script:
         try:

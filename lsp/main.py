@@ -21,14 +21,22 @@ LOG_LEVEL_ENV = "MAESTRO_BRIDGE_LOG_LEVEL"
 
 
 def configure_logging() -> None:
-    """Logs go to stderr (stdout is the protocol). pygls logs message bodies at INFO, which
-    would include prompts, so it stays at WARNING unless debugging was asked for."""
+    """Logs go to stderr (stdout is the protocol). pygls logs message bodies at INFO (they hold
+    prompts) and logs every JSON-RPC error reply, expected ones included, with a traceback; so
+    it is silenced unless debugging was asked for. Our own code logs what matters."""
     level = os.environ.get(LOG_LEVEL_ENV, "INFO").upper()
+    known = isinstance(logging.getLevelName(level), int)
     logging.basicConfig(
-        stream=sys.stderr, level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+        stream=sys.stderr,
+        level=level if known else "INFO",
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
+    if not known:
+        log.warning(
+            "Ignoring %s=%r: not a log level (DEBUG, INFO, WARNING, ERROR)", LOG_LEVEL_ENV, level
+        )
     if level != "DEBUG":
-        logging.getLogger("pygls").setLevel(logging.ERROR)
+        logging.getLogger("pygls").setLevel(logging.CRITICAL)
     logging.getLogger("aiohttp.access").setLevel(logging.WARNING)
 
 

@@ -49,7 +49,9 @@ class MaestroServer(LanguageServer):
         app = create_app(self.backend, settings)
         # handler_cancellation: a client that goes away cancels its handler at once, which
         # closes the event stream and sends `$/cancelRequest` to the editor.
-        runner = web.AppRunner(app, handler_cancellation=True, access_log=None)
+        runner = web.AppRunner(
+            app, handler_cancellation=True, access_log=None, shutdown_timeout=2.0
+        )
         await runner.setup()
         try:
             site = web.TCPSite(runner, settings.host, settings.port)
