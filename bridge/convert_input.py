@@ -134,12 +134,17 @@ def to_chat_messages(request: CreateResponseRequest) -> list[ChatMessage]:
             if item.role in ("system", "developer"):
                 preamble.append(ChatMessage(role="user", content=parts))
             elif item.role == "assistant":
-                # A text turn followed by its tool calls stays one assistant message.
-                messages.append(ChatMessage(role="assistant", content=parts))
+                # Text and tool calls of one turn, in any order, stay one assistant message.
+                _append(messages, "assistant", parts, merge_when=(TextPart, ToolCallPart, DataPart))
             else:
                 messages.append(ChatMessage(role="user", content=parts))
         elif isinstance(item, (FunctionCallItem, CustomToolCallItem)):
-            _append(messages, "assistant", [_call_part(item)], merge_when=(TextPart, ToolCallPart))
+            _append(
+                messages,
+                "assistant",
+                [_call_part(item)],
+                merge_when=(TextPart, ToolCallPart, DataPart),
+            )
         elif isinstance(item, (FunctionCallOutputItem, CustomToolCallOutputItem)):
             _append(messages, "user", [_result_part(item)], merge_when=(ToolResultPart,))
         elif isinstance(item, SkippedItem) and item.type != "reasoning":

@@ -8,7 +8,6 @@ same events folded (`bridge.fold`), so both paths see exactly the same output.
 from __future__ import annotations
 
 import base64
-import binascii
 import json
 import logging
 import time
@@ -245,7 +244,7 @@ class ResponseEventBuilder:
                 int((raw.get("completion_tokens_details") or {}).get("reasoning_tokens", 0)),
                 int((raw.get("prompt_tokens_details") or {}).get("cached_tokens", 0)),
             )
-        except (ValueError, TypeError, AttributeError, binascii.Error):
+        except (ValueError, TypeError, AttributeError, OverflowError):  # incl. bad base64
             log.warning("Ignoring a malformed usage part from the editor")
 
     # -- closing -----------------------------------------------------------------------------

@@ -161,17 +161,20 @@ def _reject_state(body: dict[str, Any]) -> None:
                 )
 
 
-def _param_path(loc: tuple[int | str, ...]) -> str:
-    path = ""
-    for part in loc:
-        if isinstance(part, int):
-            path += f"[{part}]"
-        elif part in _KNOWN or part in ("skipped", "str", "list[tagged-union[...]]"):
-            continue  # union branch names, not fields
-        elif part.startswith(("list[", "str", "function-", "tagged-union")):
-            continue
-        else:
-            path += f".{part}" if path else part
+def _param_path(body: Any, loc: tuple[int | str, ...], missing: bool) -> str:
+    """The JSON path of an error, e.g. `input[3].call_id`.
+
+    Pydantic's locations also name union branches (`str`, `list[...]`, item tags); walking the
+    body keeps only the steps that exist in it, plus the missing field itself.
+    """
+    path, current = "", body
+    for position, step in enumerate(loc):
+        if isinstance(current, list) and isinstance(step, int) and 0 <= step < len(current):
+            path, current = f"{path}[{step}]", current[step]
+        elif isinstance(current, dict) and isinstance(step, str) and step in current:
+            path, current = f"{path}.{step}" if path else step, current[step]
+        elif missing and position == len(loc) - 1 and isinstance(step, str):
+            path = f"{path}.{step}" if path else step
     return path
 
 
@@ -191,13 +194,13 @@ def parse_create_request(body: Any) -> CreateResponseRequest:
     try:
         return CreateResponseRequest.model_validate(body)
     except ValidationError as exc:
-        raise _validation_error(exc) from None
+        raise _validation_error(body, exc) from None
 
 
-def _validation_error(exc: ValidationError) -> ApiError:
+def _validation_error(body: Any, exc: ValidationError) -> ApiError:
     # Unions report one error per branch; the most specific (longest) location explains best.
     first = max(exc.errors(), key=lambda err: len(err["loc"]))
-    param = _param_path(tuple(first["loc"]))
+    param = _param_path(body, tuple(first["loc"]), first["type"] == "missing")
     return invalid_request(
         f"Invalid value for `{param}`: {first['msg']}.", param=param or None, code="invalid_value"
     )

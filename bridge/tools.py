@@ -215,10 +215,12 @@ def plan_tools(
                 param="tool_choice",
                 code="tool_not_found",
             )
-        only = [t for t in tools if t.name == name]
+        kind = choice.get("type")
+        only = [t for t in tools if t.name == name and targets[t.name].kind == kind]
         if not only:
             raise invalid_request(
-                f"`tool_choice` names the tool {name!r}, which is not among the usable tools.",
+                f"`tool_choice` names the {kind} tool {name!r}, which is not among the usable "
+                "tools.",
                 param="tool_choice",
                 code="tool_not_found",
             )

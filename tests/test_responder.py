@@ -1,0 +1,415 @@
+"""`plan_response`, `response_events` and `fold_response` against a scripted Backend double."""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import AsyncGenerator, AsyncIterator
+from typing import Any
+
+import pytest
+from spec_validation import validate_response, validate_stream
+
+from bridge.backend import (
+    Backend,
+    ChatRequest,
+    DataPart,
+    EditorError,
+    EditorErrorCode,
+    ModelInfo,
+    ResponsePart,
+    TextPart,
+    ThinkingPart,
+    ToolCallPart,
+)
+from bridge.errors import ApiError
+from bridge.events import Event
+from bridge.request import parse_create_request
+from bridge.responder import (
+    ResponsePlan,
+    fold_response,
+    plan_response,
+    resolve_model,
+    response_events,
+)
+from bridge.response_object import usage_object
+from bridge.tools import ToolTarget
+
+MODELS = [
+    ModelInfo(id="sim-echo", name="Echo", vendor="sim", family="echo", maxInputTokens=8192),
+    ModelInfo(id="gpt-4.1", name="GPT 4.1", vendor="copilot", family="gpt-4.1"),
+]
+
+
+class ScriptedBackend:
+    """A test double of `bridge.backend.Backend`: replays batches, then optionally fails.
+
+    It records the chat requests it got, the token counts asked for, and whether its chat
+    iterator was closed before it had yielded everything (`closed_early`).
+    """
+
+    def __init__(
+        self,
+        batches: list[list[ResponsePart]] | None = None,
+        *,
+        error: EditorError | None = None,
+        count_error: EditorError | None = None,
+    ) -> None:
+        self.batches = batches or []
+        self.error = error
+        self.count_error = count_error
+        self.requests: list[ChatRequest] = []
+        self.counted: list[tuple[str, str]] = []
+        self.yielded = 0
+        self.closed_early = False
+        self.finished = False
+
+    async def list_models(self) -> list[ModelInfo]:
+        return list(MODELS)
+
+    async def chat(self, request: ChatRequest) -> AsyncIterator[list[ResponsePart]]:
+        self.requests.append(request)
+        try:
+            for batch in self.batches:
+                yield batch
+                self.yielded += 1
+            if self.error is not None:
+                raise self.error
+        except GeneratorExit:
+            self.closed_early = True
+            raise
+        self.finished = True
+
+    async def count_tokens(self, model: str, text: str) -> int:
+        self.counted.append((model, text))
+        if self.count_error is not None:
+            raise self.count_error
+        return len(text)
+
+
+def as_backend(backend: ScriptedBackend) -> Backend:
+    return backend  # checked by mypy: the double satisfies the protocol
+
+
+def plan(**request: Any) -> ResponsePlan:
+    body: dict[str, Any] = {"model": "sim-echo", "input": "hello world", **request}
+    return plan_response(parse_create_request(body), MODELS[0])
+
+
+def usage_part(payload: dict[str, Any]) -> DataPart:
+    return DataPart(mimeType="usage", data=base64.b64encode(json.dumps(payload).encode()).decode())
+
+
+def generator(
+    backend: ScriptedBackend, the_plan: ResponsePlan
+) -> AsyncGenerator[list[Event], None]:
+    """`response_events` as the async generator it is (it can be closed early)."""
+    events = response_events(as_backend(backend), the_plan)
+    assert isinstance(events, AsyncGenerator)
+    return events
+
+
+async def collect(events: AsyncIterator[list[Event]]) -> list[Event]:
+    return [event async for batch in events for event in batch]
+
+
+async def recorded(
+    events: AsyncIterator[list[Event]], seen: list[Event]
+) -> AsyncIterator[list[Event]]:
+    """Pass the batches on, keeping a copy of every event (a tee of one stream)."""
+    async for batch in events:
+        seen.extend(json.loads(json.dumps(batch)))
+        yield batch
+
+
+# --------------------------------------------------------------------------- planning
+
+
+def test_resolve_model_finds_by_id() -> None:
+    assert resolve_model("gpt-4.1", MODELS) is MODELS[1]
+
+
+def test_resolve_model_404_lists_available_models() -> None:
+    with pytest.raises(ApiError) as info:
+        resolve_model("gpt-5", MODELS)
+
+    error = info.value
+    assert error.status == 404
+    assert error.code == "model_not_found"
+    assert error.param == "model"
+    assert error.type == "invalid_request_error"
+    assert "'gpt-5'" in error.message
+    assert "sim-echo" in error.message
+    assert "gpt-4.1" in error.message
+
+
+def test_resolve_model_404_with_no_models() -> None:
+    with pytest.raises(ApiError) as info:
+        resolve_model("sim-echo", [])
+    assert info.value.status == 404
+    assert "none" in info.value.message
+
+
+def test_plan_response_builds_the_chat_request() -> None:
+    result = plan(
+        instructions="Be brief.",
+        temperature=0.2,
+        top_p=0.9,
+        max_output_tokens=256,
+        reasoning={"effort": "low", "summary": "auto"},
+        tools=[
+            {"type": "function", "name": "exec_command", "parameters": {"type": "object"}},
+            {"type": "custom", "name": "apply_patch"},
+            {"type": "web_search"},
+        ],
+        tool_choice="required",
+    )
+
+    chat = result.chat
+    assert chat.model == "sim-echo"
+    assert [m.role for m in chat.messages] == ["user", "user"]
+    assert chat.messages[0].content == [TextPart(value="Be brief.")]
+    assert [t.name for t in chat.tools] == ["exec_command", "apply_patch"]
+    assert chat.toolMode == "required"
+    assert chat.modelOptions == {
+        "temperature": 0.2,
+        "topP": 0.9,
+        "maxOutputTokens": 256,
+        "reasoningEffort": "low",
+        "reasoningSummary": "auto",
+    }
+    assert chat.justification
+    assert result.targets["apply_patch"] == ToolTarget("custom", "apply_patch")
+    assert result.reasoning_summary is True
+    assert result.response["id"].startswith("resp_AM-")
+    assert result.response["status"] == "in_progress"
+    assert result.response["tool_choice"] == "required"
+    assert [t["name"] for t in result.response["tools"]] == ["exec_command"]
+
+
+@pytest.mark.parametrize(
+    ("reasoning", "summary"),
+    [
+        (None, False),
+        ({"effort": "high"}, False),
+        ({"summary": "none"}, False),
+        ({"summary": "detailed"}, True),
+    ],
+)
+def test_reasoning_summary_only_when_asked(reasoning: dict[str, Any] | None, summary: bool) -> None:
+    assert plan(reasoning=reasoning).reasoning_summary is summary
+
+
+def test_plan_response_rejects_input_without_messages() -> None:
+    with pytest.raises(ApiError) as info:
+        plan(input=[{"type": "reasoning", "id": "rs_1", "summary": []}])
+    assert info.value.status == 400
+    assert info.value.param == "input"
+
+
+# --------------------------------------------------------------------------- streaming
+
+
+async def test_stream_is_valid_and_sends_the_plan() -> None:
+    backend = ScriptedBackend(
+        [
+            [ThinkingPart(value="Greeting.")],
+            [TextPart(value="Hel"), TextPart(value="lo")],
+            [ToolCallPart(callId="toolu_9", name="exec_command", input={"cmd": "ls"})],
+        ]
+    )
+    the_plan = plan(tools=[{"type": "function", "name": "exec_command"}])
+
+    events = await collect(response_events(as_backend(backend), the_plan))
+
+    final = validate_stream(events)
+    validate_response(final)
+    assert final["status"] == "completed"
+    assert [item["type"] for item in final["output"]] == ["reasoning", "message", "function_call"]
+    assert final["output"][2]["call_id"] == "toolu_9"
+    assert backend.requests == [the_plan.chat]
+    assert backend.finished is True
+    assert backend.closed_early is False
+
+
+async def test_fold_equals_the_terminal_event_of_the_same_stream() -> None:
+    backend = ScriptedBackend(
+        [
+            [TextPart(value="Let me check.")],
+            [ToolCallPart(callId="c1", name="apply_patch", input={"input": "*** Begin Patch"})],
+            [TextPart(value="Done.")],
+            [usage_part({"prompt_tokens": 10, "completion_tokens": 4})],
+        ]
+    )
+    the_plan = plan(tools=[{"type": "custom", "name": "apply_patch"}])
+    seen: list[Event] = []
+
+    folded = await fold_response(recorded(response_events(as_backend(backend), the_plan), seen))
+
+    terminal = seen[-1]
+    assert terminal["type"] == "response.completed"
+    assert folded == terminal["response"]
+    assert validate_stream(seen) == folded
+    validate_response(folded)
+    assert [item["type"] for item in folded["output"]] == [
+        "message",
+        "custom_tool_call",
+        "message",
+    ]
+    assert folded["usage"] == usage_object(10, 4)
+
+
+async def test_usage_part_is_preferred_over_counting() -> None:
+    backend = ScriptedBackend(
+        [
+            [TextPart(value="Hi")],
+            [
+                usage_part(
+                    {
+                        "prompt_tokens": 50,
+                        "completion_tokens": 7,
+                        "prompt_tokens_details": {"cached_tokens": 40},
+                        "completion_tokens_details": {"reasoning_tokens": 3},
+                    }
+                )
+            ],
+        ]
+    )
+
+    final = await fold_response(response_events(as_backend(backend), plan()))
+
+    assert final["usage"] == usage_object(50, 7, reasoning_tokens=3, cached_tokens=40)
+    assert backend.counted == []
+
+
+async def test_usage_falls_back_to_count_tokens() -> None:
+    backend = ScriptedBackend(
+        [
+            [TextPart(value="Hi "), TextPart(value="there")],
+            [ToolCallPart(callId="c1", name="f", input={"a": 1})],
+        ]
+    )
+
+    final = await fold_response(
+        response_events(as_backend(backend), plan(instructions="Be brief."))
+    )
+
+    # The double counts characters: input "Be brief.\nhello world", output "Hi there{"a":1}".
+    assert backend.counted == [
+        ("sim-echo", "Be brief.\nhello world"),
+        ("sim-echo", 'Hi there{"a":1}'),
+    ]
+    assert final["usage"] == usage_object(21, 15)
+
+
+async def test_usage_with_no_output_counts_only_input() -> None:
+    backend = ScriptedBackend([])
+
+    final = await fold_response(response_events(as_backend(backend), plan()))
+
+    assert backend.counted == [("sim-echo", "hello world")]
+    assert final["usage"] == usage_object(11, 0)
+    assert final["output"] == []
+
+
+async def test_usage_is_zero_when_counting_fails() -> None:
+    backend = ScriptedBackend(
+        [[TextPart(value="Hi")]], count_error=EditorError("Other", "countTokens failed")
+    )
+
+    final = await fold_response(response_events(as_backend(backend), plan()))
+
+    assert final["status"] == "completed"
+    assert final["usage"] == usage_object(0, 0)
+
+
+# --------------------------------------------------------------------------- editor errors
+
+
+@pytest.mark.parametrize(
+    ("code", "status", "error_code", "error_type"),
+    [
+        ("NotFound", 404, "model_not_found", "invalid_request_error"),
+        ("NoPermissions", 403, "permission_denied", "permission_error"),
+        ("Blocked", 429, "rate_limit_exceeded", "rate_limit_error"),
+        ("Unavailable", 503, "editor_unavailable", "server_error"),
+        ("Other", 502, "editor_error", "server_error"),
+    ],
+)
+@pytest.mark.parametrize("after_output", [False, True], ids=["at-start", "mid-stream"])
+async def test_editor_error(
+    code: EditorErrorCode, status: int, error_code: str, error_type: str, after_output: bool
+) -> None:
+    message = f"The editor said {code}."
+    batches: list[list[ResponsePart]] = [[TextPart(value="Partial")]] if after_output else []
+
+    # Streaming: the stream ends with response.failed carrying the mapped code.
+    backend = ScriptedBackend(batches, error=EditorError(code, message))
+    events = await collect(response_events(as_backend(backend), plan()))
+    final = validate_stream(events)
+    validate_response(final)
+    assert events[-1]["type"] == "response.failed"
+    assert final["error"] == {"code": error_code, "message": message}
+    assert backend.counted == []
+    if after_output:
+        (item,) = final["output"]
+        assert item["status"] == "incomplete"
+        assert item["content"][0]["text"] == "Partial"
+    else:
+        assert final["output"] == []
+
+    # Non-streaming: the same failure is an HTTP error.
+    backend = ScriptedBackend(batches, error=EditorError(code, message))
+    with pytest.raises(ApiError) as info:
+        await fold_response(response_events(as_backend(backend), plan()))
+    error = info.value
+    assert error.status == status
+    assert error.code == error_code
+    assert error.type == error_type
+    assert error.message == message
+    if status == 429:
+        assert error.headers == {"Retry-After": "10"}
+    else:
+        assert "Retry-After" not in error.headers
+
+
+async def test_fold_without_terminal_event_is_a_502() -> None:
+    async def cut_off() -> AsyncIterator[list[Event]]:
+        yield [{"type": "response.created", "sequence_number": 0, "response": {}}]
+
+    with pytest.raises(ApiError) as info:
+        await fold_response(cut_off())
+    assert info.value.status == 502
+    assert info.value.code == "editor_error"
+
+
+# --------------------------------------------------------------------------- cancellation
+
+
+async def test_closing_the_events_early_closes_the_chat() -> None:
+    backend = ScriptedBackend(
+        [[TextPart(value="one")], [TextPart(value="two")], [TextPart(value="three")]]
+    )
+    events = generator(backend, plan())
+
+    start = await anext(events)
+    assert [e["type"] for e in start] == ["response.created", "response.in_progress"]
+    first = await anext(events)
+    assert [e["type"] for e in first][-1] == "response.output_text.delta"
+    await events.aclose()
+
+    assert backend.closed_early is True
+    assert backend.finished is False
+    assert backend.yielded == 0  # suspended at its first batch when it was closed
+    assert backend.counted == []
+
+
+async def test_closing_before_the_chat_starts() -> None:
+    backend = ScriptedBackend([[TextPart(value="one")]])
+    events = generator(backend, plan())
+
+    await anext(events)
+    await events.aclose()
+
+    assert backend.requests == []
+    assert backend.closed_early is False
