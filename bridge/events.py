@@ -70,6 +70,15 @@ class ResponseEventBuilder:
         events.append(self._event("response.completed", response=self.response))
         return events
 
+    def incomplete(self, usage: Event, reason: str) -> list[Event]:
+        """The model stopped early (e.g. at `max_output_tokens`): the open item is incomplete."""
+        events = self._close(status="incomplete")
+        self.response.update(
+            status="incomplete", incomplete_details={"reason": reason}, usage=usage
+        )
+        events.append(self._event("response.incomplete", response=self.response))
+        return events
+
     def fail(self, code: str, message: str) -> list[Event]:
         events = self._close(status="incomplete")
         self.response.update(status="failed", error={"code": code, "message": message})

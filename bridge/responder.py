@@ -22,6 +22,7 @@ from bridge.tools import ToolTarget, plan_tools
 
 log = logging.getLogger(__name__)
 
+TERMINAL_EVENTS = ("response.completed", "response.failed", "response.incomplete")
 JUSTIFICATION = "A Responses API client (such as Codex CLI) asked Maestro Bridge for this answer."
 
 
@@ -123,7 +124,12 @@ async def response_events(backend: Backend, plan: ResponsePlan) -> AsyncIterator
     finally:
         await chat.aclose()  # type: ignore[attr-defined]
     usage = builder.usage or await _estimate_usage(backend, plan, builder.output_text)
-    yield builder.complete(usage)
+    limit = plan.chat.modelOptions.get("maxOutputTokens")
+    if isinstance(limit, int) and usage["output_tokens"] >= limit:
+        # The editor has no stop reason; output that reached the limit was cut by it.
+        yield builder.incomplete(usage, "max_output_tokens")
+    else:
+        yield builder.complete(usage)
 
 
 async def fold_response(events: AsyncIterator[list[Event]]) -> dict[str, Any]:
@@ -131,7 +137,7 @@ async def fold_response(events: AsyncIterator[list[Event]]) -> dict[str, Any]:
     final: dict[str, Any] | None = None
     async for batch in events:
         for event in batch:
-            if event["type"] in ("response.completed", "response.failed", "response.incomplete"):
+            if event["type"] in TERMINAL_EVENTS:
                 final = event["response"]
     if final is None:  # cannot happen: response_events always ends with a terminal event
         raise ApiError(

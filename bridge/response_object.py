@@ -22,7 +22,12 @@ def usage_object(
 
 def _text_echo(text: dict[str, Any] | None) -> dict[str, Any]:
     echo = dict(text or {})
-    echo.setdefault("format", {"type": "text"})
+    fmt = echo.get("format")
+    if not isinstance(fmt, dict):
+        echo["format"] = {"type": "text"}
+    elif fmt.get("type") == "json_schema":
+        # The spec requires these two even though clients often leave them out.
+        echo["format"] = {"description": None, "strict": False, **fmt}
     return echo
 
 

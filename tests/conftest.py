@@ -143,9 +143,7 @@ def start_bridge_server(*args: str, env: dict[str, str] | None = None) -> Bridge
     assert process.stdout is not None
     lines: queue.Queue[str | None] = queue.Queue()
     kept: list[str] = []
-    pump = threading.Thread(
-        target=_pump_stdout, args=(process.stdout, lines, kept), daemon=True
-    )
+    pump = threading.Thread(target=_pump_stdout, args=(process.stdout, lines, kept), daemon=True)
     pump.start()
 
     deadline = time.monotonic() + STARTUP_TIMEOUT

@@ -413,3 +413,32 @@ async def test_closing_before_the_chat_starts() -> None:
 
     assert backend.requests == []
     assert backend.closed_early is False
+
+
+# --------------------------------------------------------------------------- stop reasons
+
+
+@pytest.mark.parametrize(("completion_tokens", "status"), [(5, "incomplete"), (4, "completed")])
+async def test_output_at_max_output_tokens_is_incomplete(
+    completion_tokens: int, status: str
+) -> None:
+    backend = ScriptedBackend(
+        [
+            [TextPart(value="cut sh")],
+            [usage_part({"prompt_tokens": 3, "completion_tokens": completion_tokens})],
+        ]
+    )
+    seen: list[Event] = []
+    final = await fold_response(
+        recorded(response_events(as_backend(backend), plan(max_output_tokens=5)), seen)
+    )
+
+    assert backend.requests[0].modelOptions["maxOutputTokens"] == 5
+    assert final["status"] == status
+    assert seen[-1]["type"] == f"response.{status}"
+    if status == "incomplete":
+        assert final["incomplete_details"] == {"reason": "max_output_tokens"}
+        assert final["output"][0]["status"] == "incomplete"
+    else:
+        assert final["incomplete_details"] is None
+    validate_stream(seen)
