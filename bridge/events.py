@@ -177,68 +177,26 @@ class ResponseEventBuilder:
 
     def _tool_call(self, part: ToolCallPart, events: list[Event]) -> None:
         target = self._targets.get(part.name, ToolTarget("function", part.name))
-        call_id = part.callId or ids.call_id()
+        item: Event = {"call_id": part.callId or ids.call_id(), "name": target.name}
         if target.kind == "custom":
             raw = part.input.get("input")
-            text = raw if isinstance(raw, str) else _json(part.input)
-            item: Event = {
-                "type": "custom_tool_call",
-                "id": ids.custom_tool_call_id(),
-                "call_id": call_id,
-                "name": target.name,
-                "input": "",
-                "status": "in_progress",
-            }
-            index = self._add_item(item, events)
-            events.append(
-                self._event(
-                    "response.custom_tool_call_input.delta",
-                    item_id=item["id"],
-                    output_index=index,
-                    delta=text,
-                )
-            )
-            events.append(
-                self._event(
-                    "response.custom_tool_call_input.done",
-                    item_id=item["id"],
-                    output_index=index,
-                    input=text,
-                )
-            )
-            item.update(input=text, status="completed")
+            value = raw if isinstance(raw, str) else _json(part.input)
+            item = {"type": "custom_tool_call", "id": ids.custom_tool_call_id(), **item}
+            field, event_prefix = "input", "response.custom_tool_call_input"
         else:
-            arguments = _json(part.input)
-            item = {
-                "type": "function_call",
-                "id": ids.function_call_id(),
-                "call_id": call_id,
-                "name": target.name,
-                "arguments": "",
-                "status": "in_progress",
-            }
+            value = _json(part.input)
+            item = {"type": "function_call", "id": ids.function_call_id(), **item}
             if target.namespace:
                 item["namespace"] = target.namespace
-            index = self._add_item(item, events)
-            # The editor gives whole calls: one delta carries all the arguments.
-            events.append(
-                self._event(
-                    "response.function_call_arguments.delta",
-                    item_id=item["id"],
-                    output_index=index,
-                    delta=arguments,
-                )
-            )
-            events.append(
-                self._event(
-                    "response.function_call_arguments.done",
-                    item_id=item["id"],
-                    output_index=index,
-                    arguments=arguments,
-                )
-            )
-            item.update(arguments=arguments, status="completed")
-        self.output_text.append(item.get("arguments") or item.get("input") or "")
+            field, event_prefix = "arguments", "response.function_call_arguments"
+        item.update({field: "", "status": "in_progress"})
+        index = self._add_item(item, events)
+        # The editor gives whole calls: one delta carries all of the input.
+        ref = {"item_id": item["id"], "output_index": index}
+        events.append(self._event(f"{event_prefix}.delta", **ref, delta=value))
+        events.append(self._event(f"{event_prefix}.done", **ref, **{field: value}))
+        item.update({field: value, "status": "completed"})
+        self.output_text.append(value)
         events.append(self._event("response.output_item.done", output_index=index, item=item))
 
     def _data(self, part: DataPart) -> None:
