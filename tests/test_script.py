@@ -30,22 +30,31 @@ def user(text: str) -> ChatMessage:
 
 
 def tool_output(call_id: str, text: str) -> ChatMessage:
-    return ChatMessage(role="user", content=[
-        ToolResultPart(callId=call_id, content=[TextPart(value=text)]),
-    ])
+    return ChatMessage(
+        role="user",
+        content=[
+            ToolResultPart(callId=call_id, content=[TextPart(value=text)]),
+        ],
+    )
 
 
 SCRIPT = {
     "rules": [
-        {"match": r"list (the )?files", "reply": [
-            {"type": "thinking", "text": "They want a listing."},
-            {"type": "text", "text": "Listing them."},
-            {"type": "tool_call", "name": "exec_command", "arguments": {"cmd": "ls -la"}},
-        ]},
-        {"match": r"patch", "reply": [
-            {"type": "tool_call", "name": "apply_patch", "arguments": "*** Begin Patch\n"},
-            {"type": "tool_call", "name": "exec_command"},
-        ]},
+        {
+            "match": r"list (the )?files",
+            "reply": [
+                {"type": "thinking", "text": "They want a listing."},
+                {"type": "text", "text": "Listing them."},
+                {"type": "tool_call", "name": "exec_command", "arguments": {"cmd": "ls -la"}},
+            ],
+        },
+        {
+            "match": r"patch",
+            "reply": [
+                {"type": "tool_call", "name": "apply_patch", "arguments": "*** Begin Patch\n"},
+                {"type": "tool_call", "name": "exec_command"},
+            ],
+        },
         {"match": r"^total \d+", "reply": [{"type": "text", "text": "Saw the listing."}]},
         {"match": r"", "reply": [{"type": "text", "text": "Fallback."}]},
     ]
@@ -59,7 +68,10 @@ def script(tmp_path: Path) -> Script:
 
 def test_load_valid_script(script: Script) -> None:
     assert [rule.match for rule in script.rules] == [
-        r"list (the )?files", "patch", r"^total \d+", "",
+        r"list (the )?files",
+        "patch",
+        r"^total \d+",
+        "",
     ]
 
 
@@ -84,8 +96,9 @@ def test_match_is_a_search_not_a_full_match(script: Script) -> None:
 def test_string_arguments_become_custom_tool_input(script: Script) -> None:
     reply = script.reply_for([user("apply the patch")])
     assert reply == [
-        ToolCallPart(callId="call_script_1_1_0", name="apply_patch",
-                     input={"input": "*** Begin Patch\n"}),
+        ToolCallPart(
+            callId="call_script_1_1_0", name="apply_patch", input={"input": "*** Begin Patch\n"}
+        ),
         ToolCallPart(callId="call_script_1_1_1", name="exec_command", input={}),
     ]
 
@@ -93,42 +106,86 @@ def test_string_arguments_become_custom_tool_input(script: Script) -> None:
 def test_matches_tool_output(script: Script) -> None:
     messages = [
         user("list files"),
-        ChatMessage(role="assistant", content=[
-            ToolCallPart(callId="call_script_0_1_0", name="exec_command", input={"cmd": "ls"}),
-        ]),
+        ChatMessage(
+            role="assistant",
+            content=[
+                ToolCallPart(callId="call_script_0_1_0", name="exec_command", input={"cmd": "ls"}),
+            ],
+        ),
         tool_output("call_script_0_1_0", "total 12\ndrwxr-xr-x ."),
     ]
     assert script.reply_for(messages) == [TextPart(value="Saw the listing.")]
 
 
 def test_tool_output_text_parts_are_joined(tmp_path: Path) -> None:
-    script = load_script(write(tmp_path, {"rules": [
-        {"match": "ab", "reply": [{"type": "text", "text": "joined"}]},
-    ]}))
-    message = ChatMessage(role="user", content=[ToolResultPart(callId="c", content=[
-        TextPart(value="a"), DataPart(mimeType="image/png", data=""), TextPart(value="b"),
-    ])])
+    script = load_script(
+        write(
+            tmp_path,
+            {
+                "rules": [
+                    {"match": "ab", "reply": [{"type": "text", "text": "joined"}]},
+                ]
+            },
+        )
+    )
+    message = ChatMessage(
+        role="user",
+        content=[
+            ToolResultPart(
+                callId="c",
+                content=[
+                    TextPart(value="a"),
+                    DataPart(mimeType="image/png", data=""),
+                    TextPart(value="b"),
+                ],
+            )
+        ],
+    )
     assert script.reply_for([message]) == [TextPart(value="joined")]
 
 
 def test_only_the_last_part_is_matched(tmp_path: Path) -> None:
-    script = load_script(write(tmp_path, {"rules": [
-        {"match": "secret", "reply": [{"type": "text", "text": "found"}]},
-    ]}))
-    earlier = [user("the secret word"), ChatMessage(role="assistant", content=[
-        TextPart(value="ok"),
-    ])]
+    script = load_script(
+        write(
+            tmp_path,
+            {
+                "rules": [
+                    {"match": "secret", "reply": [{"type": "text", "text": "found"}]},
+                ]
+            },
+        )
+    )
+    earlier = [
+        user("the secret word"),
+        ChatMessage(
+            role="assistant",
+            content=[
+                TextPart(value="ok"),
+            ],
+        ),
+    ]
     assert script.reply_for([*earlier, user("anything else")]) is None
-    two_parts = ChatMessage(role="user", content=[
-        TextPart(value="the secret"), TextPart(value="nothing"),
-    ])
+    two_parts = ChatMessage(
+        role="user",
+        content=[
+            TextPart(value="the secret"),
+            TextPart(value="nothing"),
+        ],
+    )
     assert script.reply_for([two_parts]) is None
 
 
 def test_no_match_gives_none(tmp_path: Path) -> None:
-    script = load_script(write(tmp_path, {"rules": [
-        {"match": "^exact$", "reply": [{"type": "text", "text": "x"}]},
-    ]}))
+    script = load_script(
+        write(
+            tmp_path,
+            {
+                "rules": [
+                    {"match": "^exact$", "reply": [{"type": "text", "text": "x"}]},
+                ]
+            },
+        )
+    )
     assert script.reply_for([user("not exact")]) is None
     assert script.reply_for([]) is None
 
@@ -148,9 +205,25 @@ def test_call_ids_differ_between_turns_and_repeat_between_runs(script: Script) -
 
 
 def test_replies_are_fresh_copies(tmp_path: Path) -> None:
-    script = load_script(write(tmp_path, {"rules": [{"match": "", "reply": [
-        {"type": "tool_call", "name": "run", "arguments": {"argv": ["ls"], "env": {"A": "1"}}},
-    ]}]}))
+    script = load_script(
+        write(
+            tmp_path,
+            {
+                "rules": [
+                    {
+                        "match": "",
+                        "reply": [
+                            {
+                                "type": "tool_call",
+                                "name": "run",
+                                "arguments": {"argv": ["ls"], "env": {"A": "1"}},
+                            },
+                        ],
+                    }
+                ]
+            },
+        )
+    )
     first = script.reply_for([user("go")])
     assert first is not None and isinstance(first[0], ToolCallPart)
     first[0].input["argv"].append("/")
@@ -192,20 +265,33 @@ def test_bad_regex_is_caught_at_load(tmp_path: Path) -> None:
     assert "Value error" not in message
 
 
-@pytest.mark.parametrize(("content", "where"), [
-    ({"rules": [{"mach": "x", "reply": []}]}, "rules.0.mach"),
-    ({"rules": [], "rule": []}, "rule"),
-    ({"rules": [{"match": "x", "reply": [{"type": "txt", "text": "a"}]}]}, "rules.0.reply.0"),
-    ({"rules": [{"match": "x", "reply": [{"type": "text", "txt": "a"}]}]},
-     "rules.0.reply.0.text"),
-    ({"rules": [{"match": "x", "reply": [{"type": "tool_call", "arguments": {}}]}]},
-     "rules.0.reply.0.tool_call.name"),
-    ({"rules": [{"match": "x", "reply": [{"type": "tool_call", "name": "f", "arguments": 3}]}]},
-     "rules.0.reply.0.tool_call.arguments"),
-    ({"rules": [{"match": "x"}]}, "rules.0.reply"),
-    ({}, "rules"),
-    ([], "(top level)"),
-])
+@pytest.mark.parametrize(
+    ("content", "where"),
+    [
+        ({"rules": [{"mach": "x", "reply": []}]}, "rules.0.mach"),
+        ({"rules": [], "rule": []}, "rule"),
+        ({"rules": [{"match": "x", "reply": [{"type": "txt", "text": "a"}]}]}, "rules.0.reply.0"),
+        (
+            {"rules": [{"match": "x", "reply": [{"type": "text", "txt": "a"}]}]},
+            "rules.0.reply.0.text",
+        ),
+        (
+            {"rules": [{"match": "x", "reply": [{"type": "tool_call", "arguments": {}}]}]},
+            "rules.0.reply.0.tool_call.name",
+        ),
+        (
+            {
+                "rules": [
+                    {"match": "x", "reply": [{"type": "tool_call", "name": "f", "arguments": 3}]}
+                ]
+            },
+            "rules.0.reply.0.tool_call.arguments",
+        ),
+        ({"rules": [{"match": "x"}]}, "rules.0.reply"),
+        ({}, "rules"),
+        ([], "(top level)"),
+    ],
+)
 def test_bad_structure_names_the_place(tmp_path: Path, content: Any, where: str) -> None:
     path = write(tmp_path, content)
     with pytest.raises(ScriptError) as caught:

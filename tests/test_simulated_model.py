@@ -53,11 +53,14 @@ EXEC_COMMAND = ChatTool(
         "additionalProperties": False,
     },
 )
-WRITE_STDIN = ChatTool(name="write_stdin", inputSchema={
-    "type": "object",
-    "properties": {"session_id": {"type": "number"}, "chars": {"type": "string"}},
-    "required": ["session_id"],
-})
+WRITE_STDIN = ChatTool(
+    name="write_stdin",
+    inputSchema={
+        "type": "object",
+        "properties": {"session_id": {"type": "number"}, "chars": {"type": "string"}},
+        "required": ["session_id"],
+    },
+)
 
 
 def user(text: str) -> ChatMessage:
@@ -91,15 +94,18 @@ def calls_of(parts: list[ResponsePart]) -> list[ToolCallPart]:
 # --- Tokens -------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("text", "tokens"), [
-    ("", 0),
-    ("   ", 0),
-    ("Hello, world!", 6),  # Hell-o , worl-d !
-    ("internationalization", 5),  # 20 characters, 4 per piece
-    ("abcd abcde", 3),
-    ("x=1;", 4),
-    ("naïve café", 3),
-])
+@pytest.mark.parametrize(
+    ("text", "tokens"),
+    [
+        ("", 0),
+        ("   ", 0),
+        ("Hello, world!", 6),  # Hell-o , worl-d !
+        ("internationalization", 5),  # 20 characters, 4 per piece
+        ("abcd abcde", 3),
+        ("x=1;", 4),
+        ("naïve café", 3),
+    ],
+)
 def test_count_tokens(text: str, tokens: int) -> None:
     assert count_tokens(text) == tokens
 
@@ -115,19 +121,31 @@ def test_count_message_tokens() -> None:
     png = base64.b64encode(b"\x89PNG...").decode()
     note = base64.b64encode(b'{"ok": true}').decode()
     messages = [
-        ChatMessage(role="user", content=[
-            TextPart(value="Hello, world!"),  # 6
-            DataPart(mimeType="image/png", data=png),  # 85
-        ]),
-        ChatMessage(role="assistant", content=[
-            ToolCallPart(callId="c1", name="exec_command", input={"cmd": "ls"}),
-        ]),
-        ChatMessage(role="user", content=[
-            ToolResultPart(callId="c1", content=[
-                TextPart(value="a b"),  # 2
-                DataPart(mimeType="application/json", data=note),  # {"ok": true} is 7
-            ]),
-        ]),
+        ChatMessage(
+            role="user",
+            content=[
+                TextPart(value="Hello, world!"),  # 6
+                DataPart(mimeType="image/png", data=png),  # 85
+            ],
+        ),
+        ChatMessage(
+            role="assistant",
+            content=[
+                ToolCallPart(callId="c1", name="exec_command", input={"cmd": "ls"}),
+            ],
+        ),
+        ChatMessage(
+            role="user",
+            content=[
+                ToolResultPart(
+                    callId="c1",
+                    content=[
+                        TextPart(value="a b"),  # 2
+                        DataPart(mimeType="application/json", data=note),  # {"ok": true} is 7
+                    ],
+                ),
+            ],
+        ),
     ]
     call_tokens = count_tokens("exec_command") + count_tokens('{"cmd": "ls"}')
     assert call_tokens == count_tool_call_tokens("exec_command", {"cmd": "ls"}) == 12
@@ -136,8 +154,10 @@ def test_count_message_tokens() -> None:
 
 def test_count_tool_tokens() -> None:
     tool = ChatTool(name="f", description="Do it.", inputSchema={"type": "object"})
-    assert count_tool_tokens([tool, ChatTool(name="g")]) == 1 + 3 + count_tokens(
-        '{"type": "object"}') + 1
+    assert (
+        count_tool_tokens([tool, ChatTool(name="g")])
+        == 1 + 3 + count_tokens('{"type": "object"}') + 1
+    )
 
 
 # --- Models -------------------------------------------------------------------------------------
@@ -147,7 +167,12 @@ def test_models() -> None:
     models = {model.id: model for model in SimulatedModel().models()}
     echo = models["sim-echo"]
     assert (echo.name, echo.vendor, echo.family, echo.version, echo.maxInputTokens) == (
-        "Simulated echo", "maestro-sim", "sim", "1", 128000)
+        "Simulated echo",
+        "maestro-sim",
+        "sim",
+        "1",
+        128000,
+    )
     reasoning = models["sim-reasoning"]
     assert (reasoning.vendor, reasoning.family) == ("maestro-sim", "sim-reasoning")
     assert SimulatedModel().count_tokens("Hello, world!") == 6
@@ -185,33 +210,56 @@ async def test_echo_is_truncated_to_200_characters() -> None:
 
 async def test_echo_uses_the_last_user_text() -> None:
     image = DataPart(mimeType="image/png", data="")
-    parts = await collect(request(
-        user("first"),
-        ChatMessage(role="assistant", content=[TextPart(value="ok")]),
-        ChatMessage(role="user", content=[TextPart(value="look at this"), image]),
-    ))
+    parts = await collect(
+        request(
+            user("first"),
+            ChatMessage(role="assistant", content=[TextPart(value="ok")]),
+            ChatMessage(role="user", content=[TextPart(value="look at this"), image]),
+        )
+    )
     assert text_of(parts) == "You said: look at this"
 
 
 async def test_tool_result_is_reported_by_tool_name() -> None:
-    parts = await collect(request(
-        user("run it"),
-        ChatMessage(role="assistant", content=[
-            ToolCallPart(callId="call_1", name="exec_command", input={"cmd": "ls"}),
-        ]),
-        ChatMessage(role="user", content=[ToolResultPart(callId="call_1", content=[
-            TextPart(value="hello"), TextPart(value=" world"),
-        ])]),
-        tools=[EXEC_COMMAND],
-    ))
+    parts = await collect(
+        request(
+            user("run it"),
+            ChatMessage(
+                role="assistant",
+                content=[
+                    ToolCallPart(callId="call_1", name="exec_command", input={"cmd": "ls"}),
+                ],
+            ),
+            ChatMessage(
+                role="user",
+                content=[
+                    ToolResultPart(
+                        callId="call_1",
+                        content=[
+                            TextPart(value="hello"),
+                            TextPart(value=" world"),
+                        ],
+                    )
+                ],
+            ),
+            tools=[EXEC_COMMAND],
+        )
+    )
     assert text_of(parts) == "The tool exec_command returned 11 characters."
     assert calls_of(parts) == []
 
 
 async def test_tool_result_without_its_call_is_reported_by_call_id() -> None:
-    parts = await collect(request(ChatMessage(role="user", content=[
-        ToolResultPart(callId="call_x", content=[TextPart(value="abc")]),
-    ])))
+    parts = await collect(
+        request(
+            ChatMessage(
+                role="user",
+                content=[
+                    ToolResultPart(callId="call_x", content=[TextPart(value="abc")]),
+                ],
+            )
+        )
+    )
     assert text_of(parts) == "The tool call_x returned 3 characters."
 
 
@@ -251,9 +299,12 @@ async def test_no_tools_means_no_call() -> None:
 
 
 async def test_required_mode_calls_even_after_a_tool_result() -> None:
-    result = ChatMessage(role="user", content=[
-        ToolResultPart(callId="call_1", content=[TextPart(value="done")]),
-    ])
+    result = ChatMessage(
+        role="user",
+        content=[
+            ToolResultPart(callId="call_1", content=[TextPart(value="done")]),
+        ],
+    )
     auto = await collect(request(result, tools=[WRITE_STDIN]))
     assert calls_of(auto) == []
     required = await collect(request(result, tools=[WRITE_STDIN], toolMode="required"))
@@ -314,15 +365,24 @@ def test_placeholder_input_with_draft7_definitions_and_all_of() -> None:
     schema: dict[str, Any] = {
         "$schema": "http://json-schema.org/draft-07/schema#",
         "definitions": {
-            "Base": {"type": "object", "properties": {"id": {"type": "integer"}},
-                     "required": ["id"]},
+            "Base": {
+                "type": "object",
+                "properties": {"id": {"type": "integer"}},
+                "required": ["id"],
+            },
             "Level": {"type": "integer", "exclusiveMinimum": 0, "maximum": 9},
         },
         "type": "object",
         "properties": {
-            "item": {"allOf": [{"$ref": "#/definitions/Base"},
-                               {"properties": {"name": {"type": "string", "maxLength": 4}},
-                                "required": ["name"]}]},
+            "item": {
+                "allOf": [
+                    {"$ref": "#/definitions/Base"},
+                    {
+                        "properties": {"name": {"type": "string", "maxLength": 4}},
+                        "required": ["name"],
+                    },
+                ]
+            },
             "level": {"$ref": "#/definitions/Level"},
             "choice": {"oneOf": [{"type": "boolean"}, {"type": "string"}]},
             "ratio": {"type": "number", "minimum": 0.5},
@@ -339,8 +399,9 @@ def test_placeholder_input_with_draft7_definitions_and_all_of() -> None:
     jsonschema.Draft7Validator(schema).validate(value)
 
 
-@pytest.mark.parametrize("schema", [None, {}, {"type": "object"}, {"type": "string"},
-                                    {"$ref": "#/$defs/Missing"}])
+@pytest.mark.parametrize(
+    "schema", [None, {}, {"type": "object"}, {"type": "string"}, {"$ref": "#/$defs/Missing"}]
+)
 def test_placeholder_input_without_required_properties_is_empty(
     schema: dict[str, Any] | None,
 ) -> None:
@@ -348,9 +409,16 @@ def test_placeholder_input_without_required_properties_is_empty(
 
 
 def test_placeholder_input_survives_recursive_refs() -> None:
-    schema = {"$defs": {"Node": {"type": "object", "properties": {"next": {"$ref": "#/$defs/Node"}},
-                                 "required": ["next"]}},
-              "$ref": "#/$defs/Node"}
+    schema = {
+        "$defs": {
+            "Node": {
+                "type": "object",
+                "properties": {"next": {"$ref": "#/$defs/Node"}},
+                "required": ["next"],
+            }
+        },
+        "$ref": "#/$defs/Node",
+    }
     value = placeholder_input(schema)
     depth = 0
     while isinstance(value, dict):
@@ -360,12 +428,15 @@ def test_placeholder_input_survives_recursive_refs() -> None:
 
 
 async def test_custom_tool_input() -> None:
-    apply_patch = ChatTool(name="apply_patch", inputSchema={
-        "type": "object",
-        "properties": {"input": {"type": "string"}},
-        "required": ["input"],
-        "additionalProperties": False,
-    })
+    apply_patch = ChatTool(
+        name="apply_patch",
+        inputSchema={
+            "type": "object",
+            "properties": {"input": {"type": "string"}},
+            "required": ["input"],
+            "additionalProperties": False,
+        },
+    )
     parts = await collect(request(user("patch it"), tools=[apply_patch]))
     assert calls_of(parts)[0].input == {"input": "placeholder"}
 
@@ -385,7 +456,8 @@ async def test_reasoning_model_thinks_first() -> None:
     assert "SECRET_TAIL" not in reasoning
     assert "exec_command" in reasoning
     assert usage_of(parts)["completion_tokens_details"]["reasoning_tokens"] == count_tokens(
-        reasoning)
+        reasoning
+    )
 
 
 async def test_echo_model_does_not_think() -> None:
@@ -395,12 +467,14 @@ async def test_echo_model_does_not_think() -> None:
 
 
 async def test_reasoning_effort_none_turns_thinking_off() -> None:
-    parts = await collect(request(user("hi"), model="sim-reasoning",
-                                  modelOptions={"reasoningEffort": "none"}))
+    parts = await collect(
+        request(user("hi"), model="sim-reasoning", modelOptions={"reasoningEffort": "none"})
+    )
     assert not any(isinstance(part, ThinkingPart) for part in parts)
     assert text_of(parts) == "You said: hi"
-    low = await collect(request(user("hi"), model="sim-reasoning",
-                                modelOptions={"reasoningEffort": "low"}))
+    low = await collect(
+        request(user("hi"), model="sim-reasoning", modelOptions={"reasoningEffort": "low"})
+    )
     assert any(isinstance(part, ThinkingPart) for part in low)
 
 
@@ -426,10 +500,13 @@ async def test_usage_counts_tools_and_calls() -> None:
     thinking = "".join(p.value for p in parts if isinstance(p, ThinkingPart))
     usage = usage_of(parts)
     assert usage["prompt_tokens"] == count_message_tokens(messages) + count_tool_tokens(
-        [EXEC_COMMAND])
+        [EXEC_COMMAND]
+    )
     assert usage["completion_tokens"] == (
-        count_tokens(text_of(parts)) + count_tool_call_tokens(call.name, call.input)
-        + count_tokens(thinking))
+        count_tokens(text_of(parts))
+        + count_tool_call_tokens(call.name, call.input)
+        + count_tokens(thinking)
+    )
     assert usage["total_tokens"] == usage["prompt_tokens"] + usage["completion_tokens"]
 
 
@@ -440,16 +517,18 @@ async def test_max_output_tokens_truncates_text() -> None:
 
 
 async def test_max_output_tokens_drops_a_call_that_does_not_fit() -> None:
-    parts = await collect(request(user("go"), tools=[EXEC_COMMAND],
-                                  modelOptions={"maxOutputTokens": 6}))
+    parts = await collect(
+        request(user("go"), tools=[EXEC_COMMAND], modelOptions={"maxOutputTokens": 6})
+    )
     assert text_of(parts) == "Calling exec_command."  # 6 tokens: exec_com-mand
     assert calls_of(parts) == []
     assert usage_of(parts)["completion_tokens"] == 6
 
 
 async def test_max_output_tokens_counts_thinking() -> None:
-    parts = await collect(request(user("hi"), model="sim-reasoning",
-                                  modelOptions={"maxOutputTokens": 3}))
+    parts = await collect(
+        request(user("hi"), model="sim-reasoning", modelOptions={"maxOutputTokens": 3})
+    )
     assert [part.value for part in parts if isinstance(part, ThinkingPart)] == ["Considering"]
     assert text_of(parts) == ""
     assert usage_of(parts)["completion_tokens"] == 3
@@ -463,8 +542,11 @@ async def test_max_output_tokens_zero_and_nonsense() -> None:
 
 
 async def test_two_runs_are_equal() -> None:
-    req = request(user("Say something long enough to stream in pieces."),
-                  model="sim-reasoning", tools=[EXEC_COMMAND, WRITE_STDIN])
+    req = request(
+        user("Say something long enough to stream in pieces."),
+        model="sim-reasoning",
+        tools=[EXEC_COMMAND, WRITE_STDIN],
+    )
     assert await collect(req) == await collect(req)
     plain = request(user("again"))
     assert await collect(plain) == await collect(plain)
@@ -491,14 +573,26 @@ async def test_cancelling_stops_the_stream() -> None:
 # --- Scripts ------------------------------------------------------------------------------------
 
 
-SCRIPT = Script.model_validate({"rules": [
-    {"match": "files", "reply": [
-        {"type": "text", "text": "Listing the files now."},
-        {"type": "tool_call", "name": "exec_command", "arguments": {"cmd": "ls"}},
-    ]},
-    {"match": "^total", "reply": [{"type": "thinking", "text": "Read it."},
-                                  {"type": "text", "text": "Done."}]},
-]})
+SCRIPT = Script.model_validate(
+    {
+        "rules": [
+            {
+                "match": "files",
+                "reply": [
+                    {"type": "text", "text": "Listing the files now."},
+                    {"type": "tool_call", "name": "exec_command", "arguments": {"cmd": "ls"}},
+                ],
+            },
+            {
+                "match": "^total",
+                "reply": [
+                    {"type": "thinking", "text": "Read it."},
+                    {"type": "text", "text": "Done."},
+                ],
+            },
+        ]
+    }
+)
 
 
 async def test_script_reply_replaces_the_default() -> None:
@@ -510,13 +604,17 @@ async def test_script_reply_replaces_the_default() -> None:
     ]
     usage = usage_of(parts)
     assert usage["completion_tokens"] == count_tokens("Listing the files now.") + (
-        count_tool_call_tokens("exec_command", {"cmd": "ls"}))
+        count_tool_call_tokens("exec_command", {"cmd": "ls"})
+    )
 
 
 async def test_script_matches_tool_output_and_keeps_its_thinking() -> None:
-    result = ChatMessage(role="user", content=[
-        ToolResultPart(callId="call_script_0_1_0", content=[TextPart(value="total 0")]),
-    ])
+    result = ChatMessage(
+        role="user",
+        content=[
+            ToolResultPart(callId="call_script_0_1_0", content=[TextPart(value="total 0")]),
+        ],
+    )
     parts = await collect(request(result), SCRIPT)
     assert parts[0] == ThinkingPart(value="Read it.")
     assert text_of(parts) == "Done."
