@@ -89,6 +89,10 @@ async def _read_json(request: web.Request) -> Any:
         raise invalid_request(
             f"The request body is not valid JSON: {exc}.", code="invalid_json"
         ) from None
+    except RecursionError:
+        raise invalid_request(
+            "The request body is nested too deeply to be read.", code="invalid_json"
+        ) from None
 
 
 async def create_response(request: web.Request) -> web.StreamResponse:

@@ -142,7 +142,8 @@ _STATELESS_HINT = (
 )
 
 
-def _reject_state(body: dict[str, Any]) -> None:
+def _reject_state_and_odd_items(body: dict[str, Any]) -> None:
+    """The checks pydantic cannot phrase well: state we do not keep, items that are not objects."""
     for param in ("previous_response_id", "conversation"):
         if body.get(param) is not None:
             raise invalid_request(
@@ -153,7 +154,13 @@ def _reject_state(body: dict[str, Any]) -> None:
     items = body.get("input")
     if isinstance(items, list):
         for index, item in enumerate(items):
-            if isinstance(item, dict) and item.get("type") == "item_reference":
+            if not isinstance(item, dict):
+                raise invalid_request(
+                    f"`input[{index}]` must be an object (a message or another input item).",
+                    param=f"input[{index}]",
+                    code="invalid_value",
+                )
+            if item.get("type") == "item_reference":
                 raise invalid_request(
                     f"`item_reference` input items are not supported. {_STATELESS_HINT}",
                     param=f"input[{index}]",
@@ -182,7 +189,7 @@ def parse_create_request(body: Any) -> CreateResponseRequest:
     """Validate a decoded JSON body; raises ApiError (400) naming the offending param."""
     if not isinstance(body, dict):
         raise invalid_request("The request body must be a JSON object.", code="invalid_json")
-    _reject_state(body)
+    _reject_state_and_odd_items(body)
     if not body.get("model"):
         raise invalid_request(
             "Missing required parameter: `model`.", param="model", code="missing_required_parameter"

@@ -369,6 +369,30 @@ async def test_malformed_json(http: aiohttp.ClientSession, bridge_server: Bridge
     assert_error(reply, 400, code="invalid_json")
 
 
+@pytest.mark.parametrize(
+    "raw",
+    [
+        "[" * 100_000 + "]" * 100_000,
+        '{"model": "sim-echo", "input": ' + "[" * 5000 + "]" * 5000 + "}",
+    ],
+    ids=["body", "input"],
+)
+async def test_deeply_nested_json(
+    http: aiohttp.ClientSession, bridge_server: BridgeServer, raw: str
+) -> None:
+    reply = await request(http, "POST", f"{bridge_server.base_url}/responses", data=raw)
+    assert_error(reply, 400, code="invalid_json")
+
+
+@pytest.mark.parametrize("item", [1, "text", None, [{"role": "user", "content": "x"}]])
+async def test_input_item_that_is_not_an_object(
+    http: aiohttp.ClientSession, bridge_server: BridgeServer, item: Any
+) -> None:
+    body = {"model": "sim-echo", "input": [{"role": "user", "content": "hi"}, item]}
+    error = assert_error(await create(http, bridge_server, body), 400, param="input[1]")
+    assert "must be an object" in error["message"]
+
+
 @pytest.mark.parametrize("raw", ["[1, 2]", '"hello"', "42", "null"])
 async def test_non_object_body(
     http: aiohttp.ClientSession, bridge_server: BridgeServer, raw: str
