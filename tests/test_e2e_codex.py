@@ -11,7 +11,7 @@ provider's `env_key` as `Authorization: Bearer ...`; one request per model turn 
 each carrying the whole history. It does not ask for `/v1/models` in this setup.
 
 The binary is looked up in $MAESTRO_CODEX_BIN, `<repo>/.cache/codex` (where .ci/run installs
-it), /work/cache/codex, then PATH. Without it the test fails when $CI is set and is skipped
+it), then PATH. Without it the test fails when $CI is set and is skipped
 otherwise. Set MAESTRO_CODEX_SANDBOX=danger-full-access where Codex's bubblewrap sandbox
 cannot run (containers without user namespaces).
 """
@@ -53,7 +53,6 @@ def codex_candidates() -> list[str]:
         candidates.append(os.environ["MAESTRO_CODEX_BIN"])
     candidates += [
         str(REPO_ROOT / ".cache" / "codex" / "node_modules" / ".bin" / "codex"),
-        "/work/cache/codex/node_modules/.bin/codex",
     ]
     return candidates
 
