@@ -7,7 +7,7 @@ binary data travels as base64. The same shapes go over the wire in `docs/protoco
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from typing import Annotated, Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
@@ -106,7 +106,7 @@ class Backend(Protocol):
 
     async def list_models(self) -> list[ModelInfo]: ...
 
-    def chat(self, request: ChatRequest) -> AsyncIterator[list[ResponsePart]]:
+    def chat(self, request: ChatRequest) -> AsyncGenerator[list[ResponsePart], None]:
         """Stream the model's parts in batches; raises EditorError on failure.
 
         Closing the iterator early (the HTTP client went away) cancels the request.

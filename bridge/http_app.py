@@ -5,7 +5,7 @@ from __future__ import annotations
 import hmac
 import json
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from typing import Any
 
 from aiohttp import web
@@ -13,6 +13,7 @@ from aiohttp import web
 from bridge import __version__
 from bridge.backend import Backend, EditorError
 from bridge.errors import ApiError, from_editor, invalid_request
+from bridge.events import Event
 from bridge.request import parse_create_request
 from bridge.responder import fold_response, plan_response, resolve_model, response_events
 from bridge.settings import BridgeSettings
@@ -107,7 +108,9 @@ async def create_response(request: web.Request) -> web.StreamResponse:
     return await _stream(request, events)
 
 
-async def _stream(request: web.Request, events: Any) -> web.StreamResponse:
+async def _stream(
+    request: web.Request, events: AsyncGenerator[list[Event], None]
+) -> web.StreamResponse:
     response = web.StreamResponse(
         headers={
             "Content-Type": "text/event-stream; charset=utf-8",

@@ -6,13 +6,23 @@ folds them into one JSON body (`fold_response`).
 
 from __future__ import annotations
 
+import json
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
 from bridge import ids
-from bridge.backend import Backend, ChatMessage, ChatRequest, EditorError, ModelInfo, TextPart
+from bridge.backend import (
+    Backend,
+    ChatMessage,
+    ChatRequest,
+    EditorError,
+    ModelInfo,
+    TextPart,
+    ToolCallPart,
+    ToolResultPart,
+)
 from bridge.convert_input import to_chat_messages
 from bridge.errors import ApiError, from_editor, from_failure_code, invalid_request
 from bridge.events import Event, ResponseEventBuilder
@@ -85,13 +95,16 @@ def plan_response(request: CreateResponseRequest, model: ModelInfo) -> ResponseP
 
 
 def _message_text(messages: list[ChatMessage]) -> str:
+    """What the model reads, as text for the editor's token counter (images are not text)."""
     texts: list[str] = []
     for message in messages:
         for part in message.content:
             if isinstance(part, TextPart):
                 texts.append(part.value)
-            else:
-                texts.append(part.model_dump_json())
+            elif isinstance(part, ToolCallPart):
+                texts.append(f"{part.name} {json.dumps(part.input)}")
+            elif isinstance(part, ToolResultPart):
+                texts.extend(p.value for p in part.content if isinstance(p, TextPart))
     return "\n".join(texts)
 
 
@@ -107,7 +120,9 @@ async def _estimate_usage(backend: Backend, plan: ResponsePlan, output: list[str
     return usage_object(input_tokens, output_tokens)
 
 
-async def response_events(backend: Backend, plan: ResponsePlan) -> AsyncIterator[list[Event]]:
+async def response_events(
+    backend: Backend, plan: ResponsePlan
+) -> AsyncGenerator[list[Event], None]:
     """Yield batches of events; closing this iterator early cancels the editor request."""
     builder = ResponseEventBuilder(plan.response, plan.targets, plan.reasoning_summary)
     yield builder.start()
@@ -122,7 +137,7 @@ async def response_events(backend: Backend, plan: ResponsePlan) -> AsyncIterator
         yield builder.fail(from_editor(exc.code, exc.message).code or "editor_error", exc.message)
         return
     finally:
-        await chat.aclose()  # type: ignore[attr-defined]
+        await chat.aclose()
     usage = builder.usage or await _estimate_usage(backend, plan, builder.output_text)
     limit = plan.chat.modelOptions.get("maxOutputTokens")
     if isinstance(limit, int) and usage["output_tokens"] >= limit:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from typing import Any
 
 from pydantic import ValidationError
@@ -102,7 +102,7 @@ class EditorBackend:
         except (TypeError, KeyError, ValueError):
             raise EditorError("Other", "The editor sent a malformed token count.") from None
 
-    async def chat(self, request: ChatRequest) -> AsyncIterator[list[ResponsePart]]:
+    async def chat(self, request: ChatRequest) -> AsyncGenerator[list[ResponsePart], None]:
         self._check_alive()
         chat_id = f"chat-{next(self._ids)}"
         queue: asyncio.Queue[Any] = asyncio.Queue()
@@ -121,7 +121,7 @@ class EditorBackend:
                     if more is _END:
                         queue.put_nowait(_END)
                         break
-                    batch = batch + more
+                    batch.extend(more)
                 if batch is _END:
                     finished = True
                     break

@@ -218,20 +218,25 @@ def _is_discriminator_miss(error: ValidationError) -> bool:
     return not path and error.validator == "type"
 
 
+def _listed(value: object) -> list[Any]:
+    """A validator's value (typed loosely by jsonschema) as the list it is for enum/required."""
+    return list(value) if isinstance(value, (list, tuple)) else []
+
+
 def _union_mismatch(error: ValidationError, by_branch: dict[Any, list[ValidationError]]) -> str:
     """Message for an object whose `type` fits no union branch, listing the accepted types."""
     instance = error.instance
     if not isinstance(instance, dict):
         return str(error.message)
     if "type" not in instance and all(
-        any(e.validator == "required" and "type" in e.validator_value for e in errs)
+        any(e.validator == "required" and "type" in _listed(e.validator_value) for e in errs)
         for errs in by_branch.values()
     ):
         return "'type' is missing, so the object matches no variant of the union"
     allowed: dict[Any, None] = {}
     for sub in error.context:
         if list(sub.relative_path) == ["type"] and sub.validator == "enum":
-            allowed.update(dict.fromkeys(sub.validator_value))
+            allowed.update(dict.fromkeys(_listed(sub.validator_value)))
         elif list(sub.relative_path) == ["type"] and sub.validator == "const":
             allowed[sub.validator_value] = None
     if not allowed or "type" not in instance:

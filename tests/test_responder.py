@@ -67,7 +67,7 @@ class ScriptedBackend:
     async def list_models(self) -> list[ModelInfo]:
         return list(MODELS)
 
-    async def chat(self, request: ChatRequest) -> AsyncIterator[list[ResponsePart]]:
+    async def chat(self, request: ChatRequest) -> AsyncGenerator[list[ResponsePart], None]:
         self.requests.append(request)
         try:
             for batch in self.batches:
