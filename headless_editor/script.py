@@ -7,8 +7,9 @@
                       {"type": "tool_call", "name": "exec_command", "arguments": {"cmd": "ls"}}]}]}
 ```
 
-The first rule whose `match` regex is found (`re.search`) in the text of the last message's
-last part answers: a text part's value, or a tool result's text. A `tool_call` whose
+The first rule whose `match` regex is found (`re.search`) in the text of the last input item
+answers: the last message's text, or, when the conversation ends with tool results, the last
+tool result's text. A `tool_call` whose
 `arguments` is a string calls a custom tool (such as `apply_patch`), whose editor-side input
 is `{"input": "<string>"}`.
 """
@@ -89,7 +90,7 @@ class Script(_Strict):
 
     def reply_for(self, messages: list[ChatMessage]) -> list[ResponsePart] | None:
         """The reply of the first rule that matches the last part, or None if none does."""
-        text = part_text(last_part(messages))
+        text = last_item_text(messages)
         for index, rule in enumerate(self.rules):
             if rule.matches(text):
                 return _reply_parts(rule, index, turn=len(messages))
@@ -122,6 +123,16 @@ def last_part(messages: list[ChatMessage]) -> MessagePart | None:
     if not messages or not messages[-1].content:
         return None
     return messages[-1].content[-1]
+
+
+def last_item_text(messages: list[ChatMessage]) -> str:
+    """The text of the last input item: a tool's output, or the whole last message's text."""
+    part = last_part(messages)
+    if isinstance(part, ToolResultPart):
+        return tool_result_text(part)
+    if part is None:
+        return ""
+    return "\n".join(p.value for p in messages[-1].content if isinstance(p, TextPart))
 
 
 def part_text(part: MessagePart | None) -> str:

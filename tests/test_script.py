@@ -144,7 +144,7 @@ def test_tool_output_text_parts_are_joined(tmp_path: Path) -> None:
     assert script.reply_for([message]) == [TextPart(value="joined")]
 
 
-def test_only_the_last_part_is_matched(tmp_path: Path) -> None:
+def test_only_the_last_input_item_is_matched(tmp_path: Path) -> None:
     script = load_script(
         write(
             tmp_path,
@@ -165,6 +165,7 @@ def test_only_the_last_part_is_matched(tmp_path: Path) -> None:
         ),
     ]
     assert script.reply_for([*earlier, user("anything else")]) is None
+    # One message is one input item, whichever of its parts holds the text.
     two_parts = ChatMessage(
         role="user",
         content=[
@@ -172,7 +173,16 @@ def test_only_the_last_part_is_matched(tmp_path: Path) -> None:
             TextPart(value="nothing"),
         ],
     )
-    assert script.reply_for([two_parts]) is None
+    assert script.reply_for([two_parts]) == [TextPart(value="found")]
+    # Grouped tool results are separate input items: only the last one counts.
+    results = ChatMessage(
+        role="user",
+        content=[
+            ToolResultPart(callId="a", content=[TextPart(value="secret")]),
+            ToolResultPart(callId="b", content=[TextPart(value="plain")]),
+        ],
+    )
+    assert script.reply_for([results]) is None
 
 
 def test_no_match_gives_none(tmp_path: Path) -> None:
