@@ -11,7 +11,7 @@ from typing import Any
 import aiohttp
 import pytest
 
-from bridge.backend import ChatRequest, EditorError, ModelInfo, ResponsePart, TextPart
+from bridge.backend import ChatRequest, DataPart, EditorError, ModelInfo, ResponsePart, TextPart
 from headless_editor.editor import EditorStartError, HeadlessEditor
 from headless_editor.script import Script
 from headless_editor.simulated_model import SimulatedModel
@@ -25,6 +25,12 @@ class RecordingModel(SimulatedModel):
         self.cancelled = asyncio.Event()
         self.slow = False
         self.error: EditorError | None = None
+        self.send_usage = True
+        self.counted: list[str] = []
+
+    def count_tokens(self, text: str) -> int:
+        self.counted.append(text)
+        return super().count_tokens(text)
 
     def models(self) -> list[ModelInfo]:
         return [*super().models(), ModelInfo(id="slow", name="Slow", maxInputTokens=1000)]
@@ -45,7 +51,8 @@ class RecordingModel(SimulatedModel):
                 raise
             return
         async for part in super().respond(request, rules):
-            yield part
+            if self.send_usage or not (isinstance(part, DataPart) and part.mimeType == "usage"):
+                yield part
 
 
 @pytest.fixture
@@ -149,6 +156,21 @@ async def test_usage_part_from_the_editor_becomes_usage(
     usage = body["usage"]
     assert usage["input_tokens"] > 0 and usage["output_tokens"] > 0
     assert usage["total_tokens"] == usage["input_tokens"] + usage["output_tokens"]
+
+
+async def test_without_a_usage_part_the_editor_counts_tokens(
+    editor: tuple[HeadlessEditor, RecordingModel],
+) -> None:
+    headless, model = editor
+    model.send_usage = False
+    status, body = await _post(
+        f"{headless.url}/responses", {"model": "sim-echo", "input": "count these words"}
+    )
+    assert status == 200
+    # Two `maestro/countTokens` requests: the input, then the output text.
+    assert model.counted == ["count these words", "You said: count these words"]
+    assert body["usage"]["input_tokens"] == model.count_tokens("count these words")
+    assert body["usage"]["output_tokens"] == model.count_tokens("You said: count these words")
 
 
 async def test_models_changed_notification_refreshes_the_list(
