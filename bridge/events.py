@@ -11,6 +11,7 @@ import base64
 import json
 import logging
 import time
+from collections.abc import Callable
 from typing import Any
 
 from bridge import ids
@@ -25,6 +26,24 @@ Event = dict[str, Any]
 
 def _json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _new_message() -> Event:
+    return {
+        "type": "message",
+        "id": ids.message_id(),
+        "status": "in_progress",
+        "role": "assistant",
+        "content": [],
+    }
+
+
+def _new_reasoning() -> Event:
+    return {"type": "reasoning", "id": ids.reasoning_id(), "summary": []}
+
+
+def _text_part(text: str) -> Event:
+    return {"type": "output_text", "text": text, "annotations": [], "logprobs": []}
 
 
 class _OpenItem:
@@ -109,71 +128,41 @@ class ResponseEventBuilder:
         )
         return index
 
+    def _open_or_new(
+        self, kind: str, new_item: Callable[[], Event], events: list[Event]
+    ) -> tuple[_OpenItem, bool]:
+        """The open item of this kind, or a new one (closing the one before); True if new."""
+        if self._open is not None and self._open.item["type"] == kind:
+            return self._open, False
+        events.extend(self._close())
+        item = new_item()
+        self._open = _OpenItem(item, self._add_item(item, events))
+        return self._open, True
+
     def _text(self, value: str, events: list[Event]) -> None:
         if not value:
             return
         self.output_text.append(value)
-        open_ = self._open
-        if open_ is None or open_.item["type"] != "message":
-            events.extend(self._close())
-            item = {
-                "type": "message",
-                "id": ids.message_id(),
-                "status": "in_progress",
-                "role": "assistant",
-                "content": [],
-            }
-            open_ = self._open = _OpenItem(item, self._add_item(item, events))
-            events.append(
-                self._event(
-                    "response.content_part.added",
-                    item_id=item["id"],
-                    output_index=open_.index,
-                    content_index=0,
-                    part={"type": "output_text", "text": "", "annotations": [], "logprobs": []},
-                )
-            )
+        open_, fresh = self._open_or_new("message", _new_message, events)
+        ref = {"item_id": open_.item["id"], "output_index": open_.index, "content_index": 0}
+        if fresh:
+            events.append(self._event("response.content_part.added", **ref, part=_text_part("")))
         open_.chunks.append(value)
-        events.append(
-            self._event(
-                "response.output_text.delta",
-                item_id=open_.item["id"],
-                output_index=open_.index,
-                content_index=0,
-                delta=value,
-                logprobs=[],
-            )
-        )
+        events.append(self._event("response.output_text.delta", **ref, delta=value, logprobs=[]))
 
     def _thinking(self, value: str, events: list[Event]) -> None:
         if not value:
             return
-        open_ = self._open
-        if open_ is None or open_.item["type"] != "reasoning":
-            events.extend(self._close())
-            item = {"type": "reasoning", "id": ids.reasoning_id(), "summary": []}
-            open_ = self._open = _OpenItem(item, self._add_item(item, events))
-            if self._summary:
-                events.append(
-                    self._event(
-                        "response.reasoning_summary_part.added",
-                        item_id=item["id"],
-                        output_index=open_.index,
-                        summary_index=0,
-                        part={"type": "summary_text", "text": ""},
-                    )
-                )
+        open_, fresh = self._open_or_new("reasoning", _new_reasoning, events)
         open_.chunks.append(value)
         if self._summary:
-            events.append(
-                self._event(
-                    "response.reasoning_summary_text.delta",
-                    item_id=open_.item["id"],
-                    output_index=open_.index,
-                    summary_index=0,
-                    delta=value,
+            ref = {"item_id": open_.item["id"], "output_index": open_.index, "summary_index": 0}
+            if fresh:
+                part = {"type": "summary_text", "text": ""}
+                events.append(
+                    self._event("response.reasoning_summary_part.added", **ref, part=part)
                 )
-            )
+            events.append(self._event("response.reasoning_summary_text.delta", **ref, delta=value))
 
     def _tool_call(self, part: ToolCallPart, events: list[Event]) -> None:
         target = self._targets.get(part.name, ToolTarget("function", part.name))
@@ -221,28 +210,17 @@ class ResponseEventBuilder:
         if open_ is None:
             return []
         item, index, text = open_.item, open_.index, "".join(open_.chunks)
-        item_id = item["id"]
+        ref = {"item_id": item["id"], "output_index": index}
         events: list[Event] = []
         if item["type"] == "message":
-            part = {"type": "output_text", "text": text, "annotations": [], "logprobs": []}
+            part = _text_part(text)
             events.append(
                 self._event(
-                    "response.output_text.done",
-                    item_id=item_id,
-                    output_index=index,
-                    content_index=0,
-                    text=text,
-                    logprobs=[],
+                    "response.output_text.done", **ref, content_index=0, text=text, logprobs=[]
                 )
             )
             events.append(
-                self._event(
-                    "response.content_part.done",
-                    item_id=item_id,
-                    output_index=index,
-                    content_index=0,
-                    part=part,
-                )
+                self._event("response.content_part.done", **ref, content_index=0, part=part)
             )
             item.update(content=[part], status=status)
         else:
@@ -250,20 +228,12 @@ class ResponseEventBuilder:
             if self._summary:
                 events.append(
                     self._event(
-                        "response.reasoning_summary_text.done",
-                        item_id=item_id,
-                        output_index=index,
-                        summary_index=0,
-                        text=text,
+                        "response.reasoning_summary_text.done", **ref, summary_index=0, text=text
                     )
                 )
                 events.append(
                     self._event(
-                        "response.reasoning_summary_part.done",
-                        item_id=item_id,
-                        output_index=index,
-                        summary_index=0,
-                        part=summary,
+                        "response.reasoning_summary_part.done", **ref, summary_index=0, part=summary
                     )
                 )
                 item["summary"] = [summary]
