@@ -44,7 +44,29 @@ def _parser() -> argparse.ArgumentParser:
         default=os.environ.get(API_KEY_ENV),
         help=f"require this key from clients (default: ${API_KEY_ENV}, else none)",
     )
+    serve.add_argument(
+        "--model-alias",
+        metavar="NAME=MODEL",
+        action="append",
+        type=_alias,
+        default=[],
+        help="answer requests for model NAME with the editor model MODEL (repeatable)",
+    )
+    serve.add_argument(
+        "--default-model",
+        metavar="MODEL",
+        help="answer requests for unknown model names with MODEL (default: 404)",
+    )
     return parser
+
+
+def _alias(text: str) -> tuple[str, str]:
+    from bridge.models import parse_alias
+
+    try:
+        return parse_alias(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -68,7 +90,13 @@ def _serve(args: argparse.Namespace) -> int:
         except ScriptError as exc:
             print(f"maestro-bridge: {exc}", file=sys.stderr)
             return 2
-    options: dict[str, Any] = {"host": args.host, "port": args.port, "apiKey": args.api_key}
+    options: dict[str, Any] = {
+        "host": args.host,
+        "port": args.port,
+        "apiKey": args.api_key,
+        "modelAliases": dict(args.model_alias),
+        "defaultModel": args.default_model,
+    }
     try:
         return asyncio.run(_run_headless(options, script))
     except KeyboardInterrupt:

@@ -14,6 +14,7 @@ from bridge import __version__
 from bridge.backend import Backend, EditorError
 from bridge.errors import ApiError, from_editor, invalid_request
 from bridge.events import Event
+from bridge.models import listed_models
 from bridge.request import parse_create_request
 from bridge.responder import fold_response, plan_response, resolve_model, response_events
 from bridge.settings import BridgeSettings
@@ -100,7 +101,8 @@ async def create_response(request: web.Request) -> web.StreamResponse:
     backend = request.app[BACKEND]
     body = await _read_json(request)
     parsed = parse_create_request(body)
-    model = resolve_model(parsed.model, await backend.list_models())
+    names = request.app[SETTINGS].model_names()
+    model = resolve_model(parsed.model, await backend.list_models(), names)
     plan = plan_response(parsed, model)
     events = response_events(backend, plan)
     if not parsed.stream:
@@ -131,24 +133,8 @@ async def _stream(
 
 async def list_models(request: web.Request) -> web.Response:
     models = await request.app[BACKEND].list_models()
-    return web.json_response(
-        {
-            "object": "list",
-            "data": [
-                {
-                    "id": m.id,
-                    "object": "model",
-                    "created": 0,
-                    "owned_by": m.vendor or "editor",
-                    "name": m.name,
-                    "family": m.family,
-                    "version": m.version,
-                    "max_input_tokens": m.maxInputTokens,
-                }
-                for m in models
-            ],
-        }
-    )
+    data = listed_models(models, request.app[SETTINGS].model_names())
+    return web.json_response({"object": "list", "data": data})
 
 
 async def health(request: web.Request) -> web.Response:

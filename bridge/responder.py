@@ -26,6 +26,7 @@ from bridge.backend import (
 from bridge.convert_input import to_chat_messages
 from bridge.errors import ApiError, from_editor, from_failure_code, invalid_request
 from bridge.events import Event, ResponseEventBuilder
+from bridge.models import resolve_model as resolve_model
 from bridge.request import CreateResponseRequest
 from bridge.response_object import new_response, usage_object
 from bridge.tools import ToolTarget, plan_tools
@@ -42,19 +43,6 @@ class ResponsePlan:
     response: dict[str, Any]
     targets: dict[str, ToolTarget]
     reasoning_summary: bool
-
-
-def resolve_model(requested: str, models: list[ModelInfo]) -> ModelInfo:
-    for model in models:
-        if model.id == requested:
-            return model
-    available = ", ".join(m.id for m in models) or "none"
-    raise ApiError(
-        404,
-        f"The model {requested!r} does not exist in the editor. Available models: {available}.",
-        param="model",
-        code="model_not_found",
-    )
 
 
 def _model_options(request: CreateResponseRequest) -> dict[str, Any]:
