@@ -10,7 +10,8 @@ prove each loop worked.
 2. `gpt-5.5`, served through `--model-alias gpt-5.5=sim-echo`: Codex picks its tools by the
    model name from its own catalog, and for gpt-5.5 it offers `exec_command` as a function
    tool and `apply_patch` as a custom (freeform, lark grammar) tool (see
-   shared/fixtures/clients/codex-patch-1.json). The model runs a command, then edits a file
+   shared/fixtures/clients/codex-patch-1.json); for `sim-echo`, a name it does not know, it
+   offers no `apply_patch` at all. The model runs a command, then edits a file
    with `apply_patch` (the raw patch as the custom tool's input), then answers "DONE".
 
 How Codex 0.169 calls the bridge (see also shared/fixtures/clients/codex-*.meta.json): only
