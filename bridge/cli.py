@@ -103,12 +103,12 @@ def _serve(args: argparse.Namespace) -> int:
         return 130
 
 
-def _banner(url: str, api_key: str | None) -> str:
+def _banner(url: str, api_key: str | None, model: str = "sim-echo") -> str:
     key_env = "MAESTRO_BRIDGE_API_KEY"
     auth = f"-H 'Authorization: Bearer {api_key}' " if api_key else ""
     return f"""
 Codex CLI (~/.codex/config.toml):
-  model = "sim-echo"
+  model = "{model}"
   model_provider = "maestro"
 
   [model_providers.maestro]
@@ -123,7 +123,7 @@ Codex CLI (~/.codex/config.toml):
 
 curl:
   curl -sN {url}/responses -H 'Content-Type: application/json' {auth}\\
-    -d '{{"model": "sim-echo", "input": "Hello!", "stream": true}}'
+    -d '{{"model": "{model}", "input": "Hello!", "stream": true}}'
 
 Press Ctrl-C to stop."""
 
@@ -143,7 +143,9 @@ async def _run_headless(options: dict[str, Any], script: Any) -> int:
         print(f"maestro-bridge: could not start: {exc or 'timed out'}", file=sys.stderr)
         return 1
     print(f"Listening on {url}", flush=True)
-    print(_banner(url, options.get("apiKey")), flush=True)
+    # An alias is a name Codex knows (it picks its tools by name): show the first one.
+    model = next(iter(options.get("modelAliases") or {}), "sim-echo")
+    print(_banner(url, options.get("apiKey"), model), flush=True)
 
     stopped = asyncio.create_task(stop.wait())
     exited = asyncio.create_task(editor.wait_closed())

@@ -3,9 +3,11 @@ through to a real `maestro-bridge serve`."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import subprocess
 import sys
+import time
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -264,6 +266,12 @@ async def test_served_aliases(
     assert error["code"] == "model_not_found" and error["param"] == "model"
     assert "sim-echo, sim-reasoning" in error["message"]
     assert "gpt-5.5, o-think" in error["message"]
+
+    # The printed Codex configuration uses the first alias: a name Codex knows.
+    deadline = time.monotonic() + 10
+    while 'model = "gpt-5.5"' not in "".join(server.stdout_lines):
+        assert time.monotonic() < deadline, "".join(server.stdout_lines)
+        await asyncio.sleep(0.05)
     server.assert_alive()
 
 
