@@ -306,10 +306,10 @@ async def test_malformed_frames_leave_the_connection_usable(
         await error(ws, '{"type": "session.update"}', "invalid_request_error")
         await ws.send_bytes(b'{"type": "response.create"}')
         validate_websocket_error(await receive(ws))
-        frame = {"type": "response.create", "input": "no model"}
-        await error(ws, frame, "missing_required_parameter")
-        frame = {"type": "response.create", "model": "sim-echo", "input": [{"type": "bogus"}, 3]}
-        await error(ws, frame, "invalid_value")
+        no_model: dict[str, Any] = {"type": "response.create", "input": "no model"}
+        await error(ws, no_model, "missing_required_parameter")
+        bad_item: dict[str, Any] = {"type": "response.create", "model": "sim-echo", "input": [3]}
+        await error(ws, bad_item, "invalid_value")
         answer = await completed(ws, model="sim-echo", input="still here")
         assert output_text(answer) == "You said: still here"
 
