@@ -14,7 +14,7 @@ from typing import Any
 
 import aiohttp
 import pytest
-from conftest import BridgeServer, StartServer
+from conftest import BridgeServer, StartServer, start_bridge_server, stop_bridge_server
 from openai import AsyncOpenAI
 from spec_validation import validate_stream, validate_websocket_error
 
@@ -383,6 +383,19 @@ async def test_client_leaving_mid_response_leaves_the_server_well(
         answer = await completed(ws, model="sim-echo", input="after")
         assert output_text(answer) == "You said: after"
     server.assert_alive()
+
+
+async def test_stopping_the_server_closes_open_connections(http: aiohttp.ClientSession) -> None:
+    server = start_bridge_server()
+    async with http.ws_connect(ws_url(server)) as ws:
+        await completed(ws, model="sim-echo", input="open")
+        # SIGTERM; the server must still exit 0 within its stop timeout (checked inside).
+        await asyncio.to_thread(stop_bridge_server, server)
+        closing = await ws.receive(timeout=WAIT)
+        # A close frame saying why ("going away"), not a dropped connection.
+        # (close_code itself is 1006 then: the client's close reply finds the process gone.)
+        assert closing.type == aiohttp.WSMsgType.CLOSE
+        assert closing.data == aiohttp.WSCloseCode.GOING_AWAY
 
 
 # --------------------------------------------------------------------------- the openai SDK
