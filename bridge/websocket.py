@@ -205,7 +205,8 @@ class ResponsesSocket:
                 if message.type == WSMsgType.TEXT:
                     await self._on_text(message.data)
                 elif message.type == WSMsgType.BINARY:
-                    await self.send(error_event(frame_error("Send JSON text frames, not binary.")))
+                    error = frame_error("Send JSON text frames, not binary.")
+                    await self._send_quietly(error_event(error))
                 else:  # CLOSE, CLOSING, CLOSED, ERROR
                     return
         finally:
@@ -215,10 +216,10 @@ class ResponsesSocket:
         try:
             frame = parse_frame(text)
         except ApiError as exc:
-            await self.send(error_event(exc))
+            await self._send_quietly(error_event(exc))
             return
         if self._turn is not None and not self._turn.done():
-            await self.send(
+            await self._send_quietly(
                 error_event(
                     ApiError(
                         400,
@@ -229,6 +230,11 @@ class ResponsesSocket:
                 )
             )
             return
+        log.debug(
+            "response.create: generate=%s previous_response_id=%s",
+            frame.generate,
+            frame.previous_response_id,
+        )
         self._turn = asyncio.create_task(self._run_turn(frame))
 
     async def _run_turn(self, frame: CreateFrame) -> None:
@@ -256,6 +262,14 @@ class ResponsesSocket:
             await self._send_quietly(error_event(from_editor(exc.code, exc.message)))
         except ConnectionError:
             return  # the client went away mid-stream; the run loop ends the connection
+        except Exception:
+            # A bug must not leave the client waiting for a response that never ends.
+            log.exception("Unexpected error in a WebSocket turn")
+            final = None
+            internal = ApiError(
+                500, "Internal error in Maestro Bridge.", type="server_error", code="internal_error"
+            )
+            await self._send_quietly(error_event(internal))
         kept = cached_after(final, items) if final is not None else None
         if kept is not None:
             self.cached = kept
