@@ -6,14 +6,17 @@ import json
 from typing import Any
 
 import pytest
+from pydantic import ValidationError
 from spec_validation import (
     validate_stream,
     validate_websocket_create,
     validate_websocket_error,
 )
 
+from bridge.cli import _parser
 from bridge.errors import ApiError
 from bridge.request import parse_create_request
+from bridge.settings import BridgeSettings
 from bridge.websocket import (
     CachedResponse,
     cached_after,
@@ -192,3 +195,24 @@ def test_warmup_is_a_complete_response_without_output() -> None:
     assert final["previous_response_id"] == "resp_0"
     assert final["usage"]["total_tokens"] == 0
     assert final["tools"][0]["name"] == "f"
+
+
+# --------------------------------------------------------------------------- the setting
+
+
+def test_time_limit_setting() -> None:
+    assert BridgeSettings.from_options({}).limits.websocketMaxSeconds == 3600
+    options = {"limits": {"websocketMaxSeconds": 2.5}}
+    assert BridgeSettings.from_options(options).limits.websocketMaxSeconds == 2.5
+    with pytest.raises(ValidationError):
+        BridgeSettings.from_options({"limits": {"websocketMaxSeconds": 0}})
+
+
+def test_time_limit_flag(capsys: pytest.CaptureFixture[str]) -> None:
+    args = _parser().parse_args(["serve", "--websocket-max-seconds", "90"])
+    assert args.websocket_max_seconds == 90.0
+    assert _parser().parse_args(["serve"]).websocket_max_seconds is None
+    for bad in ("0", "-1", "nan", "inf", "soon"):
+        with pytest.raises(SystemExit):
+            _parser().parse_args(["serve", "--websocket-max-seconds", bad])
+        assert "positive number of seconds" in capsys.readouterr().err
