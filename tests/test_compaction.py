@@ -312,3 +312,15 @@ def test_result_matches_the_spec() -> None:
     assert item["type"] == "compaction" and item["id"].startswith("cmp_AM-")
     assert decode_summary(item["encrypted_content"]) == "The user said hi."
     assert result["usage"]["total_tokens"] == 37
+
+
+def test_the_compaction_schema_check_is_not_vacuous() -> None:
+    good = compaction_result([], "s", usage_object(1, 1))
+    item = good["output"][0]
+    for broken in (
+        {**good, "object": "response"},
+        {k: v for k, v in good.items() if k != "usage"},
+        {**good, "output": [{k: v for k, v in item.items() if k != "encrypted_content"}]},
+    ):
+        with pytest.raises(AssertionError):
+            validate_compaction(broken)

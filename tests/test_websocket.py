@@ -216,3 +216,15 @@ def test_time_limit_flag(capsys: pytest.CaptureFixture[str]) -> None:
         with pytest.raises(SystemExit):
             _parser().parse_args(["serve", "--websocket-max-seconds", bad])
         assert "positive number of seconds" in capsys.readouterr().err
+
+
+def test_the_error_schema_check_is_not_vacuous() -> None:
+    good = error_event(ApiError(400, "bad"))
+    for broken in (
+        {**good, "status": "400"},
+        {k: v for k, v in good.items() if k != "status"},
+        {**good, "error": {"message": "no code"}},
+        {**good, "type": "response.error"},
+    ):
+        with pytest.raises(AssertionError):
+            validate_websocket_error(broken)
