@@ -16,6 +16,16 @@ DEFAULT_PORT = 23335
 API_KEY_ENV = "MAESTRO_BRIDGE_API_KEY"
 
 
+def _positive_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}")
+    return value
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="maestro-bridge",
@@ -57,6 +67,12 @@ def _parser() -> argparse.ArgumentParser:
         metavar="MODEL",
         help="answer requests for unknown model names with MODEL (default: 404)",
     )
+    serve.add_argument(
+        "--websocket-max-seconds",
+        type=_positive_seconds,
+        metavar="SECONDS",
+        help="close WebSocket connections after this long (default 3600, as OpenAI does)",
+    )
     return parser
 
 
@@ -97,6 +113,8 @@ def _serve(args: argparse.Namespace) -> int:
         "modelAliases": dict(args.model_alias),
         "defaultModel": args.default_model,
     }
+    if args.websocket_max_seconds is not None:
+        options.setdefault("limits", {})["websocketMaxSeconds"] = args.websocket_max_seconds
     try:
         return asyncio.run(_run_headless(options, script))
     except KeyboardInterrupt:

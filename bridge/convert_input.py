@@ -21,6 +21,7 @@ from bridge.backend import (
     ToolResultPart,
 )
 from bridge.request import (
+    CompactionItem,
     Content,
     ContentPart,
     CreateResponseRequest,
@@ -98,6 +99,16 @@ def _result_part(item: FunctionCallOutputItem | CustomToolCallOutputItem) -> Too
     return ToolResultPart(callId=item.call_id, content=content or [TextPart(value="")])
 
 
+COMPACTION_PREAMBLE = "Summary of the earlier conversation (compacted):"
+
+
+def compaction_message(item: CompactionItem) -> ChatMessage:
+    """A compaction item's summary, back in the context where the compacted turns were."""
+    return ChatMessage(
+        role="user", content=[TextPart(value=f"{COMPACTION_PREAMBLE}\n\n{item.summary}")]
+    )
+
+
 def _append(
     messages: list[ChatMessage], role: str, parts: list[MessagePart], merge_when: tuple[type, ...]
 ) -> None:
@@ -147,6 +158,8 @@ def to_chat_messages(request: CreateResponseRequest) -> list[ChatMessage]:
             )
         elif isinstance(item, (FunctionCallOutputItem, CustomToolCallOutputItem)):
             _append(messages, "user", [_result_part(item)], merge_when=(ToolResultPart,))
+        elif isinstance(item, CompactionItem):
+            messages.append(compaction_message(item))
         elif isinstance(item, SkippedItem) and item.type != "reasoning":
             log.warning("Skipping input item of type %r the editor cannot take", item.type)
     return preamble + messages

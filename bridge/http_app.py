@@ -12,6 +12,7 @@ from aiohttp import web
 
 from bridge import __version__
 from bridge.backend import Backend, EditorError
+from bridge.compaction import compact_conversation
 from bridge.errors import ApiError, from_editor, invalid_request
 from bridge.events import Event
 from bridge.models import listed_models
@@ -19,6 +20,7 @@ from bridge.request import parse_create_request
 from bridge.responder import fold_response, plan_response, resolve_model, response_events
 from bridge.settings import BridgeSettings
 from bridge.sse import encode_events
+from bridge.websocket import serve_websocket, track_websockets
 
 log = logging.getLogger(__name__)
 
@@ -110,6 +112,18 @@ async def create_response(request: web.Request) -> web.StreamResponse:
     return await _stream(request, events)
 
 
+async def responses_websocket(request: web.Request) -> web.StreamResponse:
+    limits = request.app[SETTINGS].limits
+    return await serve_websocket(
+        request, request.app[BACKEND], limits.websocketMaxSeconds, limits.maxBodyBytes
+    )
+
+
+async def compact_response(request: web.Request) -> web.Response:
+    body = await _read_json(request)
+    return web.json_response(await compact_conversation(request.app[BACKEND], body))
+
+
 async def _stream(
     request: web.Request, events: AsyncGenerator[list[Event], None]
 ) -> web.StreamResponse:
@@ -148,8 +162,11 @@ def create_app(backend: Backend, settings: BridgeSettings) -> web.Application:
     app = web.Application(client_max_size=settings.limits.maxBodyBytes, middlewares=middlewares)
     app[BACKEND] = backend
     app[SETTINGS] = settings
+    track_websockets(app)
     for prefix in ("/v1", ""):
         app.router.add_post(f"{prefix}/responses", create_response)
+        app.router.add_get(f"{prefix}/responses", responses_websocket)
+        app.router.add_post(f"{prefix}/responses/compact", compact_response)
         app.router.add_get(f"{prefix}/models", list_models)
     app.router.add_get("/health", health)
     return app

@@ -8,10 +8,12 @@ does not keep).
 from __future__ import annotations
 
 import logging
+from functools import cached_property
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Discriminator, Tag, ValidationError
+from pydantic import BaseModel, ConfigDict, Discriminator, Tag, ValidationError, field_validator
 
+from bridge.compaction_codec import CompactionDecodeError, decode_summary
 from bridge.errors import ApiError, invalid_request
 
 log = logging.getLogger(__name__)
@@ -70,6 +72,27 @@ class CustomToolCallOutputItem(_Lenient):
     output: Content
 
 
+class CompactionItem(_Lenient):
+    """A `/v1/responses/compact` result: its summary is read back into the context."""
+
+    type: Literal["compaction"]
+    encrypted_content: str
+    id: str | None = None
+
+    @field_validator("encrypted_content")
+    @classmethod
+    def _readable(cls, value: str) -> str:
+        try:
+            decode_summary(value)
+        except CompactionDecodeError as exc:
+            raise ValueError(str(exc)) from None
+        return value
+
+    @cached_property
+    def summary(self) -> str:
+        return decode_summary(self.encrypted_content)
+
+
 class SkippedItem(_Lenient):
     """Items that carry nothing the editor can use (reasoning) or that we do not know."""
 
@@ -83,6 +106,7 @@ _KNOWN = {
     "function_call_output",
     "custom_tool_call",
     "custom_tool_call_output",
+    "compaction",
 }
 
 
@@ -104,6 +128,7 @@ InputItem = Annotated[
     | Annotated[FunctionCallOutputItem, Tag("function_call_output")]
     | Annotated[CustomToolCallItem, Tag("custom_tool_call")]
     | Annotated[CustomToolCallOutputItem, Tag("custom_tool_call_output")]
+    | Annotated[CompactionItem, Tag("compaction")]
     | Annotated[SkippedItem, Tag("skipped")],
     Discriminator(_item_kind),
 ]
@@ -140,14 +165,20 @@ _STATELESS_HINT = (
     "Maestro Bridge is stateless: it keeps no responses or conversations. "
     "Send the full conversation history in the `input` array instead."
 )
+_WEBSOCKET_HINT = (
+    " Or use WebSocket mode (`GET /v1/responses` with a WebSocket upgrade), where "
+    "`previous_response_id` can name the last response of the same connection."
+)
 
 
 def _reject_state_and_odd_items(body: dict[str, Any]) -> None:
     """The checks pydantic cannot phrase well: state we do not keep, items that are not objects."""
     for param in ("previous_response_id", "conversation"):
         if body.get(param) is not None:
+            over_http = param == "previous_response_id"
             raise invalid_request(
-                f"`{param}` is not supported. {_STATELESS_HINT}",
+                f"`{param}` is not supported{' over HTTP' if over_http else ''}. "
+                f"{_STATELESS_HINT}{_WEBSOCKET_HINT if over_http else ''}",
                 param=param,
                 code="unsupported_parameter",
             )
@@ -209,5 +240,7 @@ def _validation_error(body: Any, exc: ValidationError) -> ApiError:
     first = max(exc.errors(), key=lambda err: len(err["loc"]))
     param = _param_path(body, tuple(first["loc"]), first["type"] == "missing")
     return invalid_request(
-        f"Invalid value for `{param}`: {first['msg']}.", param=param or None, code="invalid_value"
+        f"Invalid value for `{param}`: {first['msg'].removeprefix('Value error, ')}.",
+        param=param or None,
+        code="invalid_value",
     )

@@ -9,11 +9,13 @@ from pydantic import BaseModel, ConfigDict, Field
 from bridge.models import ModelNames
 
 DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024  # several base64 images fit
+DEFAULT_WEBSOCKET_MAX_SECONDS = 60 * 60  # OpenAI's WebSocket mode closes after 60 minutes too
 
 
 class Limits(BaseModel):
     model_config = ConfigDict(extra="ignore")
     maxBodyBytes: int = Field(default=DEFAULT_MAX_BODY_BYTES, ge=1024)
+    websocketMaxSeconds: float = Field(default=DEFAULT_WEBSOCKET_MAX_SECONDS, gt=0)
 
 
 class BridgeSettings(BaseModel):

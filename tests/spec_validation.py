@@ -57,9 +57,12 @@ __all__ = [
     "parse_sse",
     "shared_dir",
     "spec_path",
+    "validate_compaction",
     "validate_event",
     "validate_response",
     "validate_stream",
+    "validate_websocket_create",
+    "validate_websocket_error",
 ]
 
 SPEC_URI = "urn:openresponses:openapi"
@@ -308,6 +311,21 @@ def validate_response(obj: dict[str, Any]) -> None:
         f"{SPEC_URI}#/components/schemas/ResponseResource",
         "response",
     )
+
+
+def validate_websocket_error(event: dict[str, Any]) -> None:
+    """Assert that `event` is a valid WebSocketErrorEvent (WebSocket mode's error envelope)."""
+    _check(event, f"{SPEC_URI}#/components/schemas/WebSocketErrorEvent", "WebSocket error")
+
+
+def validate_websocket_create(frame: dict[str, Any]) -> None:
+    """Assert that a client `response.create` frame is a valid WebSocketResponseCreateEvent."""
+    _check(frame, f"{SPEC_URI}#/components/schemas/WebSocketResponseCreateEvent", "create frame")
+
+
+def validate_compaction(obj: dict[str, Any]) -> None:
+    """Assert that `obj` is a valid CompactResource (the `/responses/compact` answer)."""
+    _check(obj, f"{SPEC_URI}#/components/schemas/CompactResource", "compaction")
 
 
 def validate_event(event: dict[str, Any]) -> None:

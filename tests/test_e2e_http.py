@@ -511,7 +511,8 @@ async def test_invalid_parameters(
 
 
 async def test_wrong_method(http: aiohttp.ClientSession, bridge_server: BridgeServer) -> None:
-    reply = await request(http, "GET", f"{bridge_server.base_url}/responses")
+    # (GET is WebSocket mode: tests/test_websocket_e2e.py)
+    reply = await request(http, "PUT", f"{bridge_server.base_url}/responses")
     assert_error(reply, 405, code="method_not_allowed")
 
 

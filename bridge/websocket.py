@@ -1,0 +1,358 @@
+"""WebSocket mode: `GET /v1/responses` upgraded, `response.create` frames in, events out.
+
+Each connection runs one response at a time and remembers its most recent completed one
+(the whole conversation up to it: earlier items, that turn's input, its output), so the next
+`response.create` may send only new items with `previous_response_id`. Nothing outlives the
+connection, so the bridge stays stateless across connections. Events are exactly those of
+the SSE stream (`responder.response_events`), one JSON text frame each; failures that are not
+part of a response are WebSocket error events: `{"type": "error", "status", "error": {...}}`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import time
+import weakref
+from collections.abc import AsyncGenerator, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from aiohttp import WSCloseCode, WSMsgType, web
+
+from bridge import ids
+from bridge.backend import Backend, EditorError
+from bridge.errors import ApiError, from_editor
+from bridge.events import Event, ResponseEventBuilder
+from bridge.request import CreateResponseRequest, parse_create_request
+from bridge.responder import TERMINAL_EVENTS, plan_response, resolve_model, response_events
+from bridge.response_object import new_response, usage_object
+from bridge.tools import plan_tools
+
+log = logging.getLogger(__name__)
+
+CREATE_EVENT = "response.create"
+# Fields of the frame that steer the transport, not the response.
+_TRANSPORT_FIELDS = (
+    "type",
+    "generate",
+    "previous_response_id",
+    "stream",
+    "stream_options",
+    "background",
+    "stream_id",
+)
+_CACHEABLE = ("completed", "incomplete")  # a response with usable output
+
+OPEN_SOCKETS: web.AppKey[weakref.WeakSet[web.WebSocketResponse]] = web.AppKey(
+    "open_websockets", weakref.WeakSet
+)
+
+
+# --------------------------------------------------------------------------- pure parts
+
+
+@dataclass
+class CreateFrame:
+    """A `response.create` frame, read: the create body and the transport's own fields."""
+
+    body: dict[str, Any]
+    previous_response_id: str | None
+    generate: bool
+
+
+@dataclass
+class CachedResponse:
+    """The connection's most recent completed response, as input items for the next turn."""
+
+    id: str
+    items: list[Any]
+
+
+def frame_error(message: str, *, param: str | None = None) -> ApiError:
+    """A frame the server cannot read at all (the spec's `invalid_request_error`)."""
+    return ApiError(400, message, param=param, code="invalid_request_error")
+
+
+def error_event(error: ApiError) -> Event:
+    """The WebSocket error envelope (the spec's WebSocketErrorEvent; `code` is required)."""
+    return {
+        "type": "error",
+        "status": error.status,
+        "error": {
+            "type": error.type,
+            "code": error.code or error.type,
+            "message": error.message,
+            "param": error.param,
+        },
+    }
+
+
+def parse_frame(text: str) -> CreateFrame:
+    """A client text frame -> CreateFrame; raises ApiError (400) for anything else.
+
+    Both shapes are accepted: flat (`{"type": "response.create", "model": ...}`, what the
+    SDKs send) and nested (`{"type": "response.create", "response": {"model": ...}}`).
+    """
+    try:
+        frame = json.loads(text)
+    except ValueError as exc:
+        raise frame_error(f"The message is not valid JSON: {exc}.") from None
+    except RecursionError:
+        raise frame_error("The message is nested too deeply to be read.") from None
+    if not isinstance(frame, dict):
+        raise frame_error("The message must be a JSON object.")
+    if frame.get("type") != CREATE_EVENT:
+        raise frame_error(
+            f"Unsupported message type {frame.get('type')!r}: send `{CREATE_EVENT}`.",
+            param="type",
+        )
+    body = frame.get("response", frame)
+    if not isinstance(body, dict):
+        raise frame_error("`response` must be an object (the create body).", param="response")
+    generate = body.get("generate", frame.get("generate", True))
+    if not isinstance(generate, bool):
+        raise frame_error("`generate` must be true or false.", param="generate")
+    previous = body.get("previous_response_id")
+    if previous is not None and not isinstance(previous, str):
+        raise frame_error("`previous_response_id` must be a string.", param="previous_response_id")
+    create = {key: value for key, value in body.items() if key not in _TRANSPORT_FIELDS}
+    create.pop("response", None)
+    return CreateFrame(create, previous or None, generate)
+
+
+def _as_items(value: Any) -> list[Any]:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [{"type": "message", "role": "user", "content": value}]
+    if isinstance(value, list):
+        return list(value)
+    raise frame_error("`input` must be a string or an array of input items.", param="input")
+
+
+def conversation_input(
+    cached: CachedResponse | None, previous_response_id: str | None, new_input: Any
+) -> list[Any]:
+    """The full input of a turn: the cached conversation when continued, then the new items."""
+    if previous_response_id is None:
+        return _as_items(new_input)
+    if cached is None or cached.id != previous_response_id:
+        raise ApiError(
+            400,
+            f"Previous response with id '{previous_response_id}' not found. WebSocket mode "
+            "keeps only the most recent completed response of the same connection; send "
+            "the full conversation without `previous_response_id` to start again.",
+            param="previous_response_id",
+            code="previous_response_not_found",
+        )
+    return cached.items + _as_items(new_input)
+
+
+def cached_after(response: dict[str, Any], items: list[Any]) -> CachedResponse | None:
+    """What to keep after a turn: its conversation plus its output, if it produced one."""
+    if response.get("status") not in _CACHEABLE:
+        return None
+    return CachedResponse(str(response["id"]), items + list(response.get("output") or []))
+
+
+def warmup_events(
+    request: CreateResponseRequest, previous_response_id: str | None
+) -> Iterable[list[Event]]:
+    """`generate: false`: a response with no output and no model call, whose id can be chained.
+
+    The same event builder as a generated response, so the lifecycle events are identical.
+    """
+    tools = plan_tools(request.tools, request.tool_choice)
+    response = new_response(request, ids.response_id(), tools.echo, tools.choice_echo)
+    response["previous_response_id"] = previous_response_id
+    builder = ResponseEventBuilder(response, tools.targets, reasoning_summary=False)
+    return [builder.start(), builder.complete(usage_object(0, 0))]
+
+
+# --------------------------------------------------------------------------- the connection
+
+
+class ResponsesSocket:
+    """One WebSocket connection: reads frames, runs one turn at a time, keeps one response."""
+
+    def __init__(self, ws: web.WebSocketResponse, backend: Backend, max_seconds: float) -> None:
+        self.ws = ws
+        self.backend = backend
+        self.deadline = time.monotonic() + max_seconds
+        self.cached: CachedResponse | None = None
+        self._turn: asyncio.Task[None] | None = None
+        self._send_lock = asyncio.Lock()
+
+    async def send(self, event: Event) -> None:
+        # Turns and the reader both send; a lock keeps each frame whole and in order.
+        async with self._send_lock:
+            await self.ws.send_str(json.dumps(event, ensure_ascii=False, separators=(",", ":")))
+
+    async def run(self) -> None:
+        try:
+            while True:
+                remaining = self.deadline - time.monotonic()
+                if remaining <= 0:
+                    await self._limit_reached()
+                    return
+                try:
+                    message = await self.ws.receive(timeout=remaining)
+                except asyncio.TimeoutError:
+                    continue  # the deadline check above closes the connection
+                if message.type == WSMsgType.TEXT:
+                    await self._on_text(message.data)
+                elif message.type == WSMsgType.BINARY:
+                    error = frame_error("Send JSON text frames, not binary.")
+                    await self._send_quietly(error_event(error))
+                else:  # CLOSE, CLOSING, CLOSED, ERROR
+                    return
+        finally:
+            await self._stop_turn()
+
+    async def _on_text(self, text: str) -> None:
+        try:
+            frame = parse_frame(text)
+        except ApiError as exc:
+            await self._send_quietly(error_event(exc))
+            return
+        if self._turn is not None and not self._turn.done():
+            await self._send_quietly(
+                error_event(
+                    ApiError(
+                        400,
+                        "A response is already in progress on this connection; send the next "
+                        "`response.create` after its final event (or open another connection).",
+                        code="response_already_in_progress",
+                    )
+                )
+            )
+            return
+        log.debug(
+            "response.create: generate=%s previous_response_id=%s",
+            frame.generate,
+            frame.previous_response_id,
+        )
+        self._turn = asyncio.create_task(self._run_turn(frame))
+
+    async def _run_turn(self, frame: CreateFrame) -> None:
+        continuing = False
+        try:
+            items = conversation_input(
+                self.cached, frame.previous_response_id, frame.body.get("input")
+            )
+            continuing = frame.previous_response_id is not None
+            request = parse_create_request({**frame.body, "input": items})
+            model = resolve_model(request.model, await self.backend.list_models())
+            if frame.generate:
+                plan = plan_response(request, model)
+                plan.response["previous_response_id"] = frame.previous_response_id
+                final = await self._stream(response_events(self.backend, plan))
+            else:
+                final = await self._stream(
+                    _aiter(warmup_events(request, frame.previous_response_id))
+                )
+        except ApiError as exc:
+            final = None
+            await self._send_quietly(error_event(exc))
+        except EditorError as exc:
+            final = None
+            await self._send_quietly(error_event(from_editor(exc.code, exc.message)))
+        except ConnectionError:
+            return  # the client went away mid-stream; the run loop ends the connection
+        except Exception:
+            # A bug must not leave the client waiting for a response that never ends.
+            log.exception("Unexpected error in a WebSocket turn")
+            final = None
+            internal = ApiError(
+                500, "Internal error in Maestro Bridge.", type="server_error", code="internal_error"
+            )
+            await self._send_quietly(error_event(internal))
+        kept = cached_after(final, items) if final is not None else None
+        if kept is not None:
+            self.cached = kept
+        elif continuing:
+            # A failed continuation must not leave a cached state the client may not share.
+            self.cached = None
+
+    async def _stream(self, events: AsyncGenerator[list[Event], None]) -> dict[str, Any] | None:
+        """Send every event as a frame; the terminal event's response, if one came."""
+        final: dict[str, Any] | None = None
+        try:
+            async for batch in events:
+                for event in batch:
+                    await self.send(event)
+                    if event["type"] in TERMINAL_EVENTS:
+                        final = event["response"]
+        finally:
+            await events.aclose()  # stops the editor request when the client left early
+        return final
+
+    async def _send_quietly(self, event: Event) -> None:
+        with contextlib.suppress(ConnectionError):
+            await self.send(event)
+
+    async def _stop_turn(self) -> None:
+        turn, self._turn = self._turn, None
+        if turn is not None and not turn.done():
+            turn.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await turn
+
+    async def _limit_reached(self) -> None:
+        await self._stop_turn()
+        error = ApiError(
+            400,
+            "This WebSocket connection reached its time limit and is closed; open a new one "
+            "(responses of this connection cannot be continued there: send the full input).",
+            code="websocket_connection_limit_reached",
+        )
+        await self._send_quietly(error_event(error))
+        await self.ws.close(code=WSCloseCode.OK, message=b"websocket_connection_limit_reached")
+
+
+async def _aiter(batches: Iterable[list[Event]]) -> AsyncGenerator[list[Event], None]:
+    for batch in batches:
+        yield batch
+
+
+# --------------------------------------------------------------------------- aiohttp glue
+
+
+def track_websockets(app: web.Application) -> None:
+    """Remember open connections so that shutting down closes them instead of waiting."""
+    app[OPEN_SOCKETS] = weakref.WeakSet()
+    app.on_shutdown.append(_close_all)
+
+
+async def _close_all(app: web.Application) -> None:
+    sockets: weakref.WeakSet[web.WebSocketResponse] = app[OPEN_SOCKETS]
+    for ws in list(sockets):
+        await ws.close(code=WSCloseCode.GOING_AWAY, message=b"server shutdown")
+
+
+async def serve_websocket(
+    request: web.Request, backend: Backend, max_seconds: float, max_message_bytes: int
+) -> web.StreamResponse:
+    """The `GET /v1/responses` handler: upgrade, then serve `response.create` frames."""
+    ws = web.WebSocketResponse(max_msg_size=max_message_bytes)
+    if not ws.can_prepare(request).ok:
+        raise ApiError(
+            426,
+            "`GET /v1/responses` is WebSocket mode: connect with a WebSocket upgrade, or "
+            "`POST /v1/responses` over plain HTTP.",
+            code="websocket_upgrade_required",
+            headers={"Upgrade": "websocket", "Connection": "Upgrade"},
+        )
+    await ws.prepare(request)
+    request.app[OPEN_SOCKETS].add(ws)
+    log.info("WebSocket connection opened")
+    try:
+        await ResponsesSocket(ws, backend, max_seconds).run()
+    finally:
+        request.app[OPEN_SOCKETS].discard(ws)
+        await ws.close()
+        log.info("WebSocket connection closed")
+    return ws
