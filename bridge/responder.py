@@ -23,7 +23,7 @@ from bridge.backend import (
     ToolCallPart,
     ToolResultPart,
 )
-from bridge.convert_input import to_chat_messages
+from bridge.convert_input import editor_messages
 from bridge.errors import ApiError, from_editor, from_failure_code, invalid_request
 from bridge.events import Event, ResponseEventBuilder
 from bridge.request import CreateResponseRequest
@@ -76,7 +76,7 @@ def _model_options(request: CreateResponseRequest) -> dict[str, Any]:
 def plan_response(request: CreateResponseRequest, model: ModelInfo) -> ResponsePlan:
     """Everything decided before the editor is asked (pure; raises ApiError on bad input)."""
     tools = plan_tools(request.tools, request.tool_choice)
-    messages = to_chat_messages(request)
+    messages = editor_messages(request)
     if not messages:
         raise invalid_request(
             "The input holds no message the model can read.", param="input", code="invalid_value"
