@@ -15,7 +15,13 @@ from bridge.backend import Backend, EditorError
 from bridge.errors import ApiError, from_editor, invalid_request
 from bridge.events import Event
 from bridge.request import parse_create_request
-from bridge.responder import fold_response, plan_response, resolve_model, response_events
+from bridge.responder import (
+    check_input,
+    fold_response,
+    plan_response,
+    resolve_model,
+    response_events,
+)
 from bridge.settings import BridgeSettings
 from bridge.sse import encode_events
 
@@ -102,6 +108,7 @@ async def create_response(request: web.Request) -> web.StreamResponse:
     parsed = parse_create_request(body)
     model = resolve_model(parsed.model, await backend.list_models())
     plan = plan_response(parsed, model)
+    await check_input(backend, plan, model)
     events = response_events(backend, plan)
     if not parsed.stream:
         return web.json_response(await fold_response(events))

@@ -113,9 +113,30 @@ def _default_reply(request: ChatRequest) -> list[ResponsePart]:
     if isinstance(last, ToolResultPart):
         name = _tool_name(messages, last.callId) or last.callId
         size = len(tool_result_text(last))
-        return [TextPart(value=f"The tool {name} returned {size} characters.")]
-    echo = _collapse(_last_user_text(messages))[:_ECHO_CHARS]
-    return [TextPart(value=f"You said: {echo}")]
+        answer = f"The tool {name} returned {size} characters."
+    else:
+        answer = f"You said: {_collapse(_last_user_text(messages))[:_ECHO_CHARS]}"
+    structured = _structured(request.modelOptions, answer)
+    return [TextPart(value=answer if structured is None else structured)]
+
+
+def _structured(options: dict[str, Any], answer: str) -> str | None:
+    """The JSON answer a `responseFormat` option asks for (None for plain text).
+
+    A json_schema answer is the schema's placeholder value (valid for it, like tool inputs);
+    a json_object answer wraps the plain answer.
+    """
+    fmt = options.get("responseFormat")
+    if not isinstance(fmt, dict):
+        return None
+    if fmt.get("type") == "json_object":
+        return json.dumps({"answer": answer}, ensure_ascii=False)
+    spec = fmt.get("json_schema")
+    if fmt.get("type") == "json_schema" and isinstance(spec, dict):
+        schema = spec.get("schema")
+        root = schema if isinstance(schema, dict) else {}
+        return json.dumps(_placeholder(root, root, 0), ensure_ascii=False)
+    return None
 
 
 def _thinking(messages: list[ChatMessage], reply: list[ResponsePart]) -> list[ResponsePart]:
