@@ -335,7 +335,8 @@ def test_parse_with_a_pydantic_format(client: OpenAI) -> None:
     event = response.output_parsed
     assert isinstance(event, CalendarEvent)
     assert event.kind == "meeting"
-    assert response.text.format is not None and response.text.format.type == "json_schema"
+    assert response.text is not None and response.text.format is not None
+    assert response.text.format.type == "json_schema"
 
 
 def test_stream_helper_with_a_pydantic_format(client: OpenAI) -> None:
@@ -353,7 +354,8 @@ def test_json_object_format(client: OpenAI) -> None:
         model="sim-echo", input="Say hi.", text={"format": {"type": "json_object"}}
     )
     assert json.loads(response.output_text) == {"answer": "You said: Say hi."}
-    assert response.text.format is not None and response.text.format.type == "json_object"
+    assert response.text is not None and response.text.format is not None
+    assert response.text.format.type == "json_object"
 
 
 def test_input_tokens_count(client: OpenAI) -> None:

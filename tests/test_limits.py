@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncGenerator
+
 import pytest
 
 from bridge.backend import (
@@ -43,8 +45,9 @@ class CountingBackend:
     async def list_models(self) -> list[ModelInfo]:
         return []
 
-    def chat(self, request: ChatRequest) -> object:
+    async def chat(self, request: ChatRequest) -> AsyncGenerator[list[ResponsePart], None]:
         raise AssertionError("the context check never chats")
+        yield []  # an async generator, as the protocol says
 
     async def count_tokens(self, model: str, text: str) -> int:
         return await self.counter(text)
