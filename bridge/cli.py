@@ -44,6 +44,12 @@ def _parser() -> argparse.ArgumentParser:
         default=os.environ.get(API_KEY_ENV),
         help=f"require this key from clients (default: ${API_KEY_ENV}, else none)",
     )
+    serve.add_argument(
+        "--keepalive-seconds",
+        type=float,
+        default=10.0,
+        help="seconds of silence on a stream before a `: keepalive` comment line; 0 = off",
+    )
     return parser
 
 
@@ -69,6 +75,7 @@ def _serve(args: argparse.Namespace) -> int:
             print(f"maestro-bridge: {exc}", file=sys.stderr)
             return 2
     options: dict[str, Any] = {"host": args.host, "port": args.port, "apiKey": args.api_key}
+    options["keepaliveSeconds"] = args.keepalive_seconds
     try:
         return asyncio.run(_run_headless(options, script))
     except KeyboardInterrupt:

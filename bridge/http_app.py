@@ -10,10 +10,11 @@ from typing import Any
 
 from aiohttp import web
 
-from bridge import __version__
+from bridge import __version__, endpoints
 from bridge.backend import Backend, EditorError
 from bridge.errors import ApiError, from_editor, invalid_request
 from bridge.events import Event
+from bridge.keepalive import KEEPALIVE, with_keepalive
 from bridge.request import parse_create_request
 from bridge.responder import (
     check_input,
@@ -126,12 +127,14 @@ async def _stream(
         }
     )
     await response.prepare(request)
+    ticking = with_keepalive(events, request.app[SETTINGS].keepaliveSeconds)
     try:
-        async for batch in events:
-            await response.write(encode_events(batch))
+        async for batch in ticking:
+            await response.write(KEEPALIVE if batch is None else encode_events(batch))
     except (ConnectionResetError, ConnectionError):
         log.info("The client went away; the editor request is cancelled")
     finally:
+        await ticking.aclose()  # closes `events` too
         await events.aclose()
     return response
 
@@ -173,4 +176,5 @@ def create_app(backend: Backend, settings: BridgeSettings) -> web.Application:
         app.router.add_post(f"{prefix}/responses", create_response)
         app.router.add_get(f"{prefix}/models", list_models)
     app.router.add_get("/health", health)
+    endpoints.add_routes(app, BACKEND, _read_json)
     return app

@@ -156,7 +156,8 @@ async def response_events(
                 break  # closing the chat below cancels the editor's request
     except EditorError as exc:
         log.warning("The editor failed the request: %s (%s)", exc.message, exc.code)
-        yield builder.fail(from_editor(exc.code, exc.message).code or "editor_error", exc.message)
+        error = from_editor(exc.code, exc.message)
+        yield builder.fail(error.code or "editor_error", error.message)
         return
     finally:
         await chat.aclose()

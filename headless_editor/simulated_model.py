@@ -26,7 +26,7 @@ from bridge.backend import (
     ToolCallPart,
     ToolResultPart,
 )
-from headless_editor.script import Script, last_part, part_text, tool_result_text
+from headless_editor.script import Pause, Reply, Script, last_part, part_text, tool_result_text
 from headless_editor.tokens import (
     count_message_tokens,
     count_tokens,
@@ -80,9 +80,9 @@ class SimulatedModel:
         if request.model not in {model.id for model in MODELS}:
             known = ", ".join(model.id for model in MODELS)
             raise EditorError("NotFound", f"no model {request.model!r}; the models are {known}")
-        reply = rules.reply_for(request.messages) if rules is not None else None
+        reply: Reply | None = rules.reply_for(request.messages) if rules is not None else None
         if reply is None:
-            reply = _default_reply(request)
+            reply = list(_default_reply(request))
         if (
             request.model in _THINKING_MODELS
             and request.modelOptions.get("reasoningEffort") != "none"
@@ -90,6 +90,9 @@ class SimulatedModel:
             reply = _thinking(request.messages, reply) + reply
         output = _Output(_max_output_tokens(request.modelOptions))
         for part in reply:
+            if isinstance(part, Pause):
+                await asyncio.sleep(part.seconds)
+                continue
             for piece in output.emit(part):
                 await asyncio.sleep(0)  # a point where a cancelled request stops
                 yield piece
@@ -139,7 +142,7 @@ def _structured(options: dict[str, Any], answer: str) -> str | None:
     return None
 
 
-def _thinking(messages: list[ChatMessage], reply: list[ResponsePart]) -> list[ResponsePart]:
+def _thinking(messages: list[ChatMessage], reply: Reply) -> Reply:
     snippet = _collapse(part_text(last_part(messages)))
     if len(snippet) > _SNIPPET_CHARS:
         snippet = snippet[:_SNIPPET_CHARS] + "..."

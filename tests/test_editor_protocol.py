@@ -131,7 +131,10 @@ async def test_editor_errors_keep_their_code(
         body = await r.json()
         assert r.status == status
         assert body["error"]["code"] == error_code
-        assert body["error"]["message"] == f"editor says {code}"
+        assert body["error"]["message"].startswith(f"editor says {code}")
+        # Only a permission problem gets the editor's way out appended.
+        told = "Authorize Model Access" in body["error"]["message"]
+        assert told == (code == "NoPermissions")
         assert (r.headers.get("Retry-After") is not None) == (status == 429)
     # Streaming: the stream has started, so the failure is a response.failed event.
     async with (
@@ -145,6 +148,8 @@ async def test_editor_errors_keep_their_code(
     last = json.loads(text.strip().split("\n")[-1].removeprefix("data: "))
     assert last["type"] == "response.failed"
     assert last["response"]["error"]["code"] == error_code
+    told = "Authorize Model Access" in last["response"]["error"]["message"]
+    assert told == (code == "NoPermissions")
 
 
 async def test_usage_part_from_the_editor_becomes_usage(

@@ -22,7 +22,7 @@ from bridge.backend import (
     ThinkingPart,
     ToolCallPart,
 )
-from bridge.errors import ApiError
+from bridge.errors import GRANT_ACCESS_HINT, ApiError
 from bridge.events import Event
 from bridge.request import parse_create_request
 from bridge.responder import (
@@ -342,6 +342,8 @@ async def test_editor_error(
 ) -> None:
     message = f"The editor said {code}."
     batches: list[list[ResponsePart]] = [[TextPart(value="Partial")]] if after_output else []
+    # NoPermissions also says how to grant access; the others pass the editor's words on.
+    shown = f"{message} {GRANT_ACCESS_HINT}" if code == "NoPermissions" else message
 
     # Streaming: the stream ends with response.failed carrying the mapped code.
     backend = ScriptedBackend(batches, error=EditorError(code, message))
@@ -349,7 +351,7 @@ async def test_editor_error(
     final = validate_stream(events)
     validate_response(final)
     assert events[-1]["type"] == "response.failed"
-    assert final["error"] == {"code": error_code, "message": message}
+    assert final["error"] == {"code": error_code, "message": shown}
     assert backend.counted == []
     if after_output:
         (item,) = final["output"]
@@ -366,7 +368,7 @@ async def test_editor_error(
     assert error.status == status
     assert error.code == error_code
     assert error.type == error_type
-    assert error.message == message
+    assert error.message == shown
     if status == 429:
         assert error.headers == {"Retry-After": "10"}
     else:
