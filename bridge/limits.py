@@ -9,12 +9,13 @@ of N bytes has at most N tokens, and text shorter than the limit in bytes is nev
   anything is sent; too long -> 400 `context_length_exceeded` instead of a doomed request.
   Images are not text and are not counted.
 - Output: `max_output_tokens` goes to the editor as the model option `maxOutputTokens`, and
-  the bridge enforces it as parts stream, since providers may ignore the option. Once the byte
-  bound says the limit is near, each batch of parts is counted; the part that crosses the limit
-  is cut at the longest prefix that fits (text and thinking; a tool call cannot be cut and is
-  dropped), and the response ends `incomplete` with reason `max_output_tokens`. Reasoning
-  counts toward the limit, as in OpenAI's API. Counting a split text piecewise can overcount by
-  a token at a seam, never undercount, so the cut is never late.
+  the bridge enforces it as parts stream, since providers may ignore the option. Text is
+  counted only when the tokens counted so far plus the bytes since could pass the limit (a
+  few counts per answer). The part that crosses the limit is cut at the longest prefix that
+  fits (text and thinking; a tool call cannot be cut and is dropped), and the response ends
+  `incomplete` with reason `max_output_tokens`. Reasoning counts toward the limit, as in
+  OpenAI's API. Counting a text in pieces can overcount by a token at a seam, never
+  undercount, so the cut is never late.
 """
 
 from __future__ import annotations
@@ -95,14 +96,19 @@ def part_text(part: ResponsePart) -> str:
 
 
 class OutputLimit:
-    """Admits the model's parts until `limit` tokens; then cuts and reports `reached`."""
+    """Admits the model's parts until `limit` tokens; then cuts and reports `reached`.
+
+    Text is counted only when the tokens counted so far plus the UTF-8 size of what came
+    since could pass the limit; after each count the room left shrinks, so a long answer
+    costs a handful of counts, not one per part.
+    """
 
     def __init__(self, limit: int, count: Counter) -> None:
         self.limit = max(limit, 0)
         self._count = count
-        self._bytes = 0  # upper bound of the tokens so far
-        self._tokens: int | None = None  # counted tokens so far, once counting started
-        self._text: list[str] = []
+        self._tokens = 0  # counted tokens of the text before `_pending`
+        self._pending: list[str] = []  # text admitted but not counted yet
+        self._pending_bytes = 0
         self.reached = False
         self._broken = False  # the counter failed: leave the limit to the editor
 
@@ -113,9 +119,9 @@ class OutputLimit:
             return parts
         texts = [part_text(p) for p in parts]
         size = sum(_bytes(t) for t in texts)
-        if self._tokens is None and self._bytes + size <= self.limit:
-            self._bytes += size
-            self._text.extend(texts)
+        if self._tokens + self._pending_bytes + size <= self.limit:
+            self._pending.extend(texts)
+            self._pending_bytes += size
             return parts
         try:
             return await self._admit_counted(parts, texts)
@@ -131,14 +137,13 @@ class OutputLimit:
     async def _admit_counted(
         self, parts: list[ResponsePart], texts: list[str]
     ) -> list[ResponsePart]:
-        if self._tokens is None:
-            self._tokens = await self._count("".join(self._text)) if self._text else 0
-            self._text = []
-        batch = "".join(texts)
-        batch_tokens = await self._count(batch) if batch else 0
-        if self._tokens + batch_tokens <= self.limit:
-            self._tokens += batch_tokens
+        pending, batch = "".join(self._pending), "".join(texts)
+        self._pending, self._pending_bytes = [], 0
+        together = await self._count(pending + batch) if pending + batch else 0
+        if self._tokens + together <= self.limit:
+            self._tokens += together
             return parts
+        self._tokens += await self._count(pending) if pending else 0
         admitted: list[ResponsePart] = []
         for part, text in zip(parts, texts, strict=True):
             cost = await self._count(text) if text else 0
@@ -157,7 +162,6 @@ class OutputLimit:
         """The longest prefix of a text or thinking part that still fits (None if nothing)."""
         if not isinstance(part, (TextPart, ThinkingPart)):
             return None  # a tool call cut short would be invalid JSON: it is dropped
-        assert self._tokens is not None
         room = self.limit - self._tokens
         low, high = 0, len(text)  # text[:low] fits, text[:high + 1] does not
         while low < high:

@@ -195,3 +195,21 @@ async def test_counter_failure_leaves_the_limit_to_the_editor() -> None:
     assert await limit.admit(parts) == parts
     assert await limit.admit(parts) == parts
     assert not limit.reached
+
+
+async def test_a_long_answer_costs_few_counts() -> None:
+    counter = WordCounter()
+    limit = OutputLimit(1000, counter)
+    for _ in range(400):  # 400 tokens in 2000 bytes: twice the limit in bytes
+        assert await limit.admit([TextPart(value="word ")]) == [TextPart(value="word ")]
+    assert not limit.reached
+    assert len(counter.calls) <= 10, len(counter.calls)
+
+
+async def test_counted_text_is_never_counted_twice_toward_the_limit() -> None:
+    limit = OutputLimit(6, WordCounter())
+    admitted: list[ResponsePart] = []
+    for word in ["a ", "b ", "c ", "d ", "e ", "f ", "g ", "h "]:
+        admitted += await limit.admit([TextPart(value=word)])
+    assert "".join(texts(admitted)) == "a b c d e f "
+    assert limit.reached
