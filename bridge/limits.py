@@ -14,8 +14,8 @@ of N bytes has at most N tokens, and text shorter than the limit in bytes is nev
   few counts per answer). The part that crosses the limit is cut at the longest prefix that
   fits (text and thinking; a tool call cannot be cut and is dropped), and the response ends
   `incomplete` with reason `max_output_tokens`. Reasoning counts toward the limit, as in
-  OpenAI's API. Counting a text in pieces can overcount by a token at a seam, never
-  undercount, so the cut is never late.
+  OpenAI's API. Counting a text in pieces can differ from counting it whole by a token at a
+  seam (for BPE tokenizers, almost always upwards: the cut comes early rather than late).
 """
 
 from __future__ import annotations

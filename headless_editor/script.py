@@ -85,6 +85,8 @@ Reply = list[ResponsePart | Pause]
 class Rule(_Strict):
     match: str
     reply: list[ReplyPart]
+    # Like a provider that ignores the maxOutputTokens option: the whole reply is sent.
+    ignore_max_output_tokens: bool = False
     _pattern: re.Pattern[str] = PrivateAttr()
 
     @field_validator("match")
@@ -108,11 +110,22 @@ class Script(_Strict):
 
     def reply_for(self, messages: list[ChatMessage]) -> Reply | None:
         """The reply of the first rule that matches the last part, or None if none does."""
+        found = self.match(messages)
+        return None if found is None else found.reply
+
+    def match(self, messages: list[ChatMessage]) -> Matched | None:
+        """The first rule that matches the last part, with its reply; None if none does."""
         text = last_item_text(messages)
         for index, rule in enumerate(self.rules):
             if rule.matches(text):
-                return _reply_parts(rule, index, turn=len(messages))
+                return Matched(rule, _reply_parts(rule, index, turn=len(messages)))
         return None
+
+
+@dataclass(frozen=True)
+class Matched:
+    rule: Rule
+    reply: Reply
 
 
 def load_script(path: str | os.PathLike[str]) -> Script:

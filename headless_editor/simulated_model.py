@@ -80,15 +80,17 @@ class SimulatedModel:
         if request.model not in {model.id for model in MODELS}:
             known = ", ".join(model.id for model in MODELS)
             raise EditorError("NotFound", f"no model {request.model!r}; the models are {known}")
-        reply: Reply | None = rules.reply_for(request.messages) if rules is not None else None
-        if reply is None:
-            reply = list(_default_reply(request))
+        matched = rules.match(request.messages) if rules is not None else None
+        reply: Reply = list(_default_reply(request)) if matched is None else matched.reply
+        limit = _max_output_tokens(request.modelOptions)
+        if matched is not None and matched.rule.ignore_max_output_tokens:
+            limit = None
         if (
             request.model in _THINKING_MODELS
             and request.modelOptions.get("reasoningEffort") != "none"
         ):
             reply = _thinking(request.messages, reply) + reply
-        output = _Output(_max_output_tokens(request.modelOptions))
+        output = _Output(limit)
         for part in reply:
             if isinstance(part, Pause):
                 await asyncio.sleep(part.seconds)

@@ -342,6 +342,39 @@ async def test_max_output_tokens_goes_to_the_model_and_cuts(
     assert message["status"] == "incomplete"
 
 
+@pytest.mark.parametrize("stream", [False, True], ids=["json", "sse"])
+async def test_bridge_cuts_a_model_that_ignores_max_output_tokens(
+    http: aiohttp.ClientSession, bridge_server_factory: StartServer, stream: bool
+) -> None:
+    """The rule plays a provider that ignores the option: the bridge counts with the editor's
+    counter (over the real protocol) and cuts."""
+    long_text = " ".join(f"word{n}" for n in range(200))
+    server = bridge_server_factory(
+        script={
+            "rules": [
+                {
+                    "match": "talk",
+                    "reply": [{"type": "text", "text": long_text}],
+                    "ignore_max_output_tokens": True,
+                }
+            ]
+        }
+    )
+    body = {"model": "sim-echo", "input": "talk", "max_output_tokens": 30, "stream": stream}
+    reply = await create(http, server, body)
+    if stream:
+        events, response = ok_stream(reply)
+        assert events[-1]["type"] == "response.incomplete"
+    else:
+        response = ok_response(reply)
+    text = output_text(response)
+    assert text and long_text.startswith(text) and len(text) < len(long_text) // 3
+    assert response["status"] == "incomplete"
+    assert response["incomplete_details"] == {"reason": "max_output_tokens"}
+    assert response["output"][0]["status"] == "incomplete"
+    assert 25 <= response["usage"]["output_tokens"] <= 30
+
+
 # --------------------------------------------------------------------------- structured output
 
 SCHEMA = {

@@ -685,3 +685,21 @@ async def test_structured_format_does_not_stop_a_tool_call() -> None:
 async def test_unknown_response_format_is_plain_text() -> None:
     parts = await collect(request(user("Hi"), modelOptions={"responseFormat": {"type": "x"}}))
     assert text_of(parts) == "You said: Hi"
+
+
+async def test_a_rule_can_ignore_max_output_tokens() -> None:
+    script = Script.model_validate(
+        {
+            "rules": [
+                {
+                    "match": "long",
+                    "reply": [{"type": "text", "text": "one two three four five six"}],
+                    "ignore_max_output_tokens": True,
+                }
+            ]
+        }
+    )
+    parts = await collect(request(user("long"), modelOptions={"maxOutputTokens": 2}), script)
+    assert text_of(parts) == "one two three four five six"
+    plain = await collect(request(user("long"), modelOptions={"maxOutputTokens": 2}))
+    assert len(text_of(plain).split()) <= 2
