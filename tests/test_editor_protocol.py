@@ -214,3 +214,24 @@ async def test_port_in_use_is_a_clear_startup_error() -> None:
             await second.start({"port": port})
     finally:
         await first.stop()
+
+
+async def test_keepalive_during_silence_and_disconnect_cancels() -> None:
+    """A model silent after its first words: the stream gets `: keepalive` lines, and a client
+    leaving during the silence cancels the editor's request."""
+    model = RecordingModel()
+    headless = HeadlessEditor(model=model)
+    await headless.start({"port": 0, "keepaliveSeconds": 0.2})
+    try:
+        async with aiohttp.ClientSession() as session:
+            resp = await session.post(
+                f"{headless.url}/responses", json={"model": "slow", "input": "hi", "stream": True}
+            )
+            seen = b""
+            while seen.count(b": keepalive\n\n") < 2:
+                seen += await asyncio.wait_for(resp.content.readany(), 10)
+            assert seen.index(b"response.output_text.delta") < seen.index(b": keepalive")
+            resp.close()
+        await asyncio.wait_for(model.cancelled.wait(), 5)
+    finally:
+        await headless.stop()
