@@ -50,7 +50,29 @@ def _parser() -> argparse.ArgumentParser:
         default=10.0,
         help="seconds of silence on a stream before a `: keepalive` comment line; 0 = off",
     )
+    serve.add_argument(
+        "--model-alias",
+        metavar="NAME=MODEL",
+        action="append",
+        type=_alias,
+        default=[],
+        help="answer requests for model NAME with the editor model MODEL (repeatable)",
+    )
+    serve.add_argument(
+        "--default-model",
+        metavar="MODEL",
+        help="answer requests for unknown model names with MODEL (default: 404)",
+    )
     return parser
+
+
+def _alias(text: str) -> tuple[str, str]:
+    from bridge.models import parse_alias
+
+    try:
+        return parse_alias(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -74,20 +96,26 @@ def _serve(args: argparse.Namespace) -> int:
         except ScriptError as exc:
             print(f"maestro-bridge: {exc}", file=sys.stderr)
             return 2
-    options: dict[str, Any] = {"host": args.host, "port": args.port, "apiKey": args.api_key}
-    options["keepaliveSeconds"] = args.keepalive_seconds
+    options: dict[str, Any] = {
+        "host": args.host,
+        "port": args.port,
+        "apiKey": args.api_key,
+        "modelAliases": dict(args.model_alias),
+        "defaultModel": args.default_model,
+        "keepaliveSeconds": args.keepalive_seconds,
+    }
     try:
         return asyncio.run(_run_headless(options, script))
     except KeyboardInterrupt:
         return 130
 
 
-def _banner(url: str, api_key: str | None) -> str:
+def _banner(url: str, api_key: str | None, model: str = "sim-echo") -> str:
     key_env = "MAESTRO_BRIDGE_API_KEY"
     auth = f"-H 'Authorization: Bearer {api_key}' " if api_key else ""
     return f"""
 Codex CLI (~/.codex/config.toml):
-  model = "sim-echo"
+  model = "{model}"
   model_provider = "maestro"
 
   [model_providers.maestro]
@@ -102,7 +130,7 @@ Codex CLI (~/.codex/config.toml):
 
 curl:
   curl -sN {url}/responses -H 'Content-Type: application/json' {auth}\\
-    -d '{{"model": "sim-echo", "input": "Hello!", "stream": true}}'
+    -d '{{"model": "{model}", "input": "Hello!", "stream": true}}'
 
 Press Ctrl-C to stop."""
 
@@ -122,7 +150,9 @@ async def _run_headless(options: dict[str, Any], script: Any) -> int:
         print(f"maestro-bridge: could not start: {exc or 'timed out'}", file=sys.stderr)
         return 1
     print(f"Listening on {url}", flush=True)
-    print(_banner(url, options.get("apiKey")), flush=True)
+    # An alias is a name Codex knows (it picks its tools by name): show the first one.
+    model = next(iter(options.get("modelAliases") or {}), "sim-echo")
+    print(_banner(url, options.get("apiKey"), model), flush=True)
 
     stopped = asyncio.create_task(stop.wait())
     exited = asyncio.create_task(editor.wait_closed())

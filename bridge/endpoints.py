@@ -20,8 +20,10 @@ from aiohttp import web
 from bridge.backend import Backend, ModelInfo
 from bridge.errors import ApiError, invalid_request
 from bridge.limits import input_text
+from bridge.models import ModelNames, listed_models, resolve_model
 from bridge.request import parse_create_request
-from bridge.responder import plan_response, resolve_model
+from bridge.responder import plan_response
+from bridge.settings import BridgeSettings
 
 ReadJson = Callable[[web.Request], Awaitable[Any]]
 
@@ -32,21 +34,9 @@ _NOTHING_STORED = (
 )
 
 
-def model_object(model: ModelInfo) -> dict[str, Any]:
-    """A model as `GET /v1/models` lists it: OpenAI's fields, plus the editor's."""
-    return {
-        "id": model.id,
-        "object": "model",
-        "created": 0,
-        "owned_by": model.vendor or "editor",
-        "name": model.name,
-        "family": model.family,
-        "version": model.version,
-        "max_input_tokens": model.maxInputTokens,
-    }
-
-
-async def count_input_tokens(backend: Backend, body: Any) -> dict[str, Any]:
+async def count_input_tokens(
+    backend: Backend, body: Any, names: ModelNames | None = None
+) -> dict[str, Any]:
     """The input tokens of a create-response body, as the editor's model counts them."""
     if not isinstance(body, dict):
         raise invalid_request("The request body must be a JSON object.", code="invalid_json")
@@ -59,7 +49,7 @@ async def count_input_tokens(backend: Backend, body: Any) -> dict[str, Any]:
         body = {**body, "model": models[0].id}
     body = {**body, "input": body.get("input") or [], "stream": False}
     request = parse_create_request(body)
-    model = resolve_model(request.model, models)
+    model = resolve_model(request.model, models, names)
     if request.input == [] and not request.instructions:
         return {"object": "response.input_tokens", "input_tokens": 0}
     chat = plan_response(request, model).chat
@@ -67,14 +57,34 @@ async def count_input_tokens(backend: Backend, body: Any) -> dict[str, Any]:
     return {"object": "response.input_tokens", "input_tokens": tokens}
 
 
-def add_routes(app: web.Application, backend: web.AppKey[Backend], read_json: ReadJson) -> None:
+def one_model(
+    requested: str, models: list[ModelInfo], names: ModelNames | None = None
+) -> dict[str, Any]:
+    """The `GET /v1/models` entry named `requested` (an editor id or an alias), else a 404."""
+    names = names or ModelNames()
+    for entry in listed_models(models, names):
+        if entry["id"] == requested:
+            return entry
+    # Not listed: the same 404 as a create request naming it (the default model not applied).
+    resolve_model(requested, models, ModelNames(names.aliases))
+    raise AssertionError("unreachable: an unlisted name cannot resolve without a default")
+
+
+def add_routes(
+    app: web.Application,
+    backend: web.AppKey[Backend],
+    settings: web.AppKey[BridgeSettings],
+    read_json: ReadJson,
+) -> None:
     async def input_tokens(request: web.Request) -> web.Response:
         body = await read_json(request)
-        return web.json_response(await count_input_tokens(request.app[backend], body))
+        names = request.app[settings].model_names()
+        return web.json_response(await count_input_tokens(request.app[backend], body, names))
 
-    async def one_model(request: web.Request) -> web.Response:
+    async def get_model(request: web.Request) -> web.Response:
         models = await request.app[backend].list_models()
-        return web.json_response(model_object(resolve_model(request.match_info["id"], models)))
+        names = request.app[settings].model_names()
+        return web.json_response(one_model(request.match_info["id"], models, names))
 
     async def stored_response(request: web.Request) -> web.Response:
         response_id = request.match_info["id"]
@@ -95,7 +105,7 @@ def add_routes(app: web.Application, backend: web.AppKey[Backend], read_json: Re
 
     for prefix in ("/v1", ""):
         app.router.add_post(f"{prefix}/responses/input_tokens", input_tokens)
-        app.router.add_get(f"{prefix}/models/{{id:.+}}", one_model)  # ids may hold "/"
+        app.router.add_get(f"{prefix}/models/{{id:.+}}", get_model)  # ids may hold "/"
         app.router.add_get(f"{prefix}/responses/{{id}}", stored_response)
         app.router.add_delete(f"{prefix}/responses/{{id}}", stored_response)
         app.router.add_get(f"{prefix}/responses/{{id}}/input_items", stored_response)

@@ -15,6 +15,7 @@ from bridge.backend import Backend, EditorError
 from bridge.errors import ApiError, from_editor, invalid_request
 from bridge.events import Event
 from bridge.keepalive import KEEPALIVE, with_keepalive
+from bridge.models import listed_models
 from bridge.request import parse_create_request
 from bridge.responder import (
     check_input,
@@ -107,7 +108,8 @@ async def create_response(request: web.Request) -> web.StreamResponse:
     backend = request.app[BACKEND]
     body = await _read_json(request)
     parsed = parse_create_request(body)
-    model = resolve_model(parsed.model, await backend.list_models())
+    names = request.app[SETTINGS].model_names()
+    model = resolve_model(parsed.model, await backend.list_models(), names)
     plan = plan_response(parsed, model)
     await check_input(backend, plan, model)
     events = response_events(backend, plan)
@@ -141,24 +143,8 @@ async def _stream(
 
 async def list_models(request: web.Request) -> web.Response:
     models = await request.app[BACKEND].list_models()
-    return web.json_response(
-        {
-            "object": "list",
-            "data": [
-                {
-                    "id": m.id,
-                    "object": "model",
-                    "created": 0,
-                    "owned_by": m.vendor or "editor",
-                    "name": m.name,
-                    "family": m.family,
-                    "version": m.version,
-                    "max_input_tokens": m.maxInputTokens,
-                }
-                for m in models
-            ],
-        }
-    )
+    data = listed_models(models, request.app[SETTINGS].model_names())
+    return web.json_response({"object": "list", "data": data})
 
 
 async def health(request: web.Request) -> web.Response:
@@ -176,5 +162,5 @@ def create_app(backend: Backend, settings: BridgeSettings) -> web.Application:
         app.router.add_post(f"{prefix}/responses", create_response)
         app.router.add_get(f"{prefix}/models", list_models)
     app.router.add_get("/health", health)
-    endpoints.add_routes(app, BACKEND, _read_json)
+    endpoints.add_routes(app, BACKEND, SETTINGS, _read_json)
     return app

@@ -24,6 +24,7 @@ from bridge.convert_input import editor_messages
 from bridge.errors import ApiError, from_editor, from_failure_code, invalid_request
 from bridge.events import Event, ResponseEventBuilder
 from bridge.limits import OutputLimit, check_context_length, input_text
+from bridge.models import resolve_model as resolve_model
 from bridge.request import CreateResponseRequest
 from bridge.response_object import new_response, usage_object
 from bridge.structured_output import OutputFormat, check_answer, output_format
@@ -43,19 +44,6 @@ class ResponsePlan:
     reasoning_summary: bool
     output_format: OutputFormat | None = None
     input_tokens: int | None = None  # counted by the editor before sending, when it was
-
-
-def resolve_model(requested: str, models: list[ModelInfo]) -> ModelInfo:
-    for model in models:
-        if model.id == requested:
-            return model
-    available = ", ".join(m.id for m in models) or "none"
-    raise ApiError(
-        404,
-        f"The model {requested!r} does not exist in the editor. Available models: {available}.",
-        param="model",
-        code="model_not_found",
-    )
 
 
 def _model_options(request: CreateResponseRequest) -> dict[str, Any]:

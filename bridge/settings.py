@@ -6,6 +6,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from bridge.models import ModelNames
+
 DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024  # several base64 images fit
 
 
@@ -23,6 +25,12 @@ class BridgeSettings(BaseModel):
     limits: Limits = Field(default_factory=Limits)
     # Seconds of silence on an SSE stream before a `: keepalive` comment line; 0 turns it off.
     keepaliveSeconds: float = Field(default=10.0, ge=0)
+    # Requested name -> editor model id, and the model for names nobody mapped (bridge/models.py).
+    modelAliases: dict[str, str] = Field(default_factory=dict)
+    defaultModel: str | None = None
+
+    def model_names(self) -> ModelNames:
+        return ModelNames(dict(self.modelAliases), self.defaultModel or None)
 
     @classmethod
     def from_options(cls, options: Any) -> BridgeSettings:

@@ -1,14 +1,23 @@
 """End to end with the real Codex CLI (`codex exec`) against a real `maestro-bridge serve`.
 
-The simulated model is scripted: on the user's prompt it calls Codex's shell tool
-`exec_command` with `{"cmd": "echo maestro-hello > out.txt"}`; when the tool's output comes
-back ("Process exited with code 0"), it answers "DONE". Codex really runs the command, in its
-`workspace-write` sandbox, so the file on disk proves the whole loop worked.
+The simulated model is scripted (`--script`): rules keyed on the last input item make it call
+Codex's tools, and Codex really runs them in its `workspace-write` sandbox, so files on disk
+prove each loop worked.
+
+1. `sim-echo` by its own name: on the prompt the model calls the shell tool `exec_command`
+   (`{"cmd": "echo maestro-hello > out.txt"}`); on the tool's output ("Process exited with
+   code 0") it answers "DONE".
+2. `gpt-5.5`, served through `--model-alias gpt-5.5=sim-echo`: Codex picks its tools by the
+   model name from its own catalog, and for gpt-5.5 it offers `exec_command` as a function
+   tool and `apply_patch` as a custom (freeform, lark grammar) tool (see
+   shared/fixtures/clients/codex-patch-1.json); for `sim-echo`, a name it does not know, it
+   offers no `apply_patch` at all. The model runs a command, then edits a file
+   with `apply_patch` (the raw patch as the custom tool's input), then answers "DONE".
 
 How Codex 0.169 calls the bridge (see also shared/fixtures/clients/codex-*.meta.json): only
 `POST /v1/responses`, always `stream: true` with `Accept: text/event-stream`, the key from the
-provider's `env_key` as `Authorization: Bearer ...`; one request per model turn (two here),
-each carrying the whole history. It does not ask for `/v1/models` in this setup.
+provider's `env_key` as `Authorization: Bearer ...`; one request per model turn, each carrying
+the whole history. It does not ask for `/v1/models` in this setup.
 
 The binary is looked up in $MAESTRO_CODEX_BIN, `<repo>/.cache/codex` (where .ci/run installs
 it), then PATH. Without it the test fails when $CI is set and is skipped
@@ -21,6 +30,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -29,13 +39,48 @@ from conftest import REPO_ROOT, BridgeServer, StartServer
 CODEX_TIMEOUT = 120.0
 API_KEY_ENV = "MAESTRO_CODEX_TEST_KEY"
 COMMAND = "echo maestro-hello > out.txt"
+# Codex formats a command's result as "Chunk ID: ...\nWall time: ...\nProcess exited with
+# code 0\n..." and a patch's as "...Success. Updated the following files:\nM notes.txt\n".
+COMMAND_DONE = r"Process exited with code 0"
+PATCH_DONE = r"Success\. Updated the following files"
 
 RULES = {
     "rules": [
-        # (b) The tool's output is the last input: finish. Codex formats it as
-        # "Chunk ID: ...\nWall time: ...\nProcess exited with code 0\n...".
-        {"match": r"Process exited with code 0", "reply": [{"type": "text", "text": "DONE"}]},
+        # (b) The tool's output is the last input: finish.
+        {"match": COMMAND_DONE, "reply": [{"type": "text", "text": "DONE"}]},
         # (a) The user's prompt: run the command through Codex's shell tool.
+        {
+            "match": r"write maestro-hello",
+            "reply": [
+                {"type": "text", "text": "Writing the file."},
+                {"type": "tool_call", "name": "exec_command", "arguments": {"cmd": COMMAND}},
+            ],
+        },
+    ]
+}
+
+PATCH = """*** Begin Patch
+*** Update File: notes.txt
+@@
+ first line
+-old line
++patched by maestro
+*** End Patch
+"""
+
+PATCH_RULES = {
+    "rules": [
+        # (c) apply_patch's output: finish.
+        {"match": PATCH_DONE, "reply": [{"type": "text", "text": "DONE"}]},
+        # (b) The command's output: edit notes.txt (a custom tool takes the raw string).
+        {
+            "match": COMMAND_DONE,
+            "reply": [
+                {"type": "text", "text": "Now the patch."},
+                {"type": "tool_call", "name": "apply_patch", "arguments": PATCH},
+            ],
+        },
+        # (a) The prompt: run a command first.
         {
             "match": r"write maestro-hello",
             "reply": [
@@ -80,10 +125,10 @@ def codex_bin() -> str:
     return found
 
 
-def write_config(codex_home: Path, server: BridgeServer) -> None:
+def write_config(codex_home: Path, server: BridgeServer, model: str) -> None:
     codex_home.mkdir()
     (codex_home / "config.toml").write_text(
-        f'''model = "sim-echo"
+        f'''model = "{model}"
 model_provider = "maestro"
 
 [model_providers.maestro]
@@ -96,15 +141,29 @@ env_key = "{API_KEY_ENV}"
     )
 
 
-@pytest.mark.timeout(CODEX_TIMEOUT + 60)
-def test_codex_exec_runs_a_shell_tool(
-    codex_bin: str, bridge_server_factory: StartServer, tmp_path: Path
-) -> None:
-    server = bridge_server_factory(script=RULES)
+@dataclass
+class CodexRun:
+    result: subprocess.CompletedProcess[str]
+    workdir: Path
+    last_message: str
+    report: str  # everything needed to understand a failure
+
+
+def run_codex(
+    codex_bin: str,
+    server: BridgeServer,
+    tmp_path: Path,
+    model: str,
+    prompt: str,
+    files: dict[str, str] | None = None,
+) -> CodexRun:
+    """`codex exec PROMPT` with an isolated CODEX_HOME, in a fresh workdir holding `files`."""
     codex_home = tmp_path / "codex-home"
-    write_config(codex_home, server)
+    write_config(codex_home, server, model)
     workdir = tmp_path / "work"
     workdir.mkdir()
+    for name, text in (files or {}).items():
+        (workdir / name).write_text(text, encoding="utf-8")
     last_message = tmp_path / "last-message.txt"
     sandbox = os.environ.get("MAESTRO_CODEX_SANDBOX", "workspace-write")
 
@@ -112,7 +171,7 @@ def test_codex_exec_runs_a_shell_tool(
     # write the workdir; the workdir is no git repository.
     flags = ["--skip-git-repo-check", "--sandbox", sandbox, "--color", "never"]
     flags += ["--cd", str(workdir), "--output-last-message", str(last_message)]
-    command = [codex_bin, "exec", *flags, "Please write maestro-hello into out.txt."]
+    command = [codex_bin, "exec", *flags, prompt]
     env = {
         **os.environ,
         "CODEX_HOME": str(codex_home),
@@ -137,18 +196,52 @@ def test_codex_exec_runs_a_shell_tool(
             f"stdout:\n{exc.stdout!r}\nstderr:\n{exc.stderr!r}\n"
             f"bridge stderr:\n{server.stderr_text()}"
         )
-
     report = (
         f"codex exit code {result.returncode}\nstdout:\n{result.stdout}\n"
         f"stderr:\n{result.stderr}\nbridge stderr:\n{server.stderr_text()}"
     )
     assert result.returncode == 0, report
-    out = workdir / "out.txt"
+    text = last_message.read_text(encoding="utf-8") if last_message.is_file() else ""
+    return CodexRun(result, workdir, text.strip(), report)
+
+
+@pytest.mark.timeout(CODEX_TIMEOUT + 60)
+def test_codex_exec_runs_a_shell_tool(
+    codex_bin: str, bridge_server_factory: StartServer, tmp_path: Path
+) -> None:
+    server = bridge_server_factory(script=RULES)
+    run = run_codex(
+        codex_bin, server, tmp_path, "sim-echo", "Please write maestro-hello into out.txt."
+    )
+    report = run.report
+    out = run.workdir / "out.txt"
     assert out.is_file(), f"Codex did not run the command: no out.txt\n{report}"
     assert out.read_text().strip() == "maestro-hello", report
-    assert "DONE" in result.stdout, report
-    assert last_message.read_text(encoding="utf-8").strip() == "DONE", report
+    assert "DONE" in run.result.stdout, report
+    assert run.last_message == "DONE", report
     # Codex shows the text of the first turn and the command it ran on stderr.
-    assert "Writing the file." in result.stderr, report
-    assert COMMAND in result.stderr, report
+    assert "Writing the file." in run.result.stderr, report
+    assert COMMAND in run.result.stderr, report
+    server.assert_alive()
+
+
+@pytest.mark.timeout(CODEX_TIMEOUT + 60)
+def test_codex_gpt55_alias_runs_exec_command_and_apply_patch(
+    codex_bin: str, bridge_server_factory: StartServer, tmp_path: Path
+) -> None:
+    server = bridge_server_factory("--model-alias", "gpt-5.5=sim-echo", script=PATCH_RULES)
+    run = run_codex(
+        codex_bin,
+        server,
+        tmp_path,
+        "gpt-5.5",
+        "Please write maestro-hello into out.txt, then fix notes.txt.",
+        files={"notes.txt": "first line\nold line\n"},
+    )
+    report = run.report
+    assert (run.workdir / "out.txt").read_text().strip() == "maestro-hello", report
+    notes = (run.workdir / "notes.txt").read_text()
+    assert notes == "first line\npatched by maestro\n", f"notes.txt: {notes!r}\n{report}"
+    assert run.last_message == "DONE", report
+    assert "Now the patch." in run.result.stderr, report
     server.assert_alive()

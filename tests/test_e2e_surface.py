@@ -566,3 +566,20 @@ async def test_cancel_is_explained(
     reply = await request(http, "POST", f"{bridge_server.base_url}/responses/resp_1/cancel")
     error = assert_error(reply, 400, code="unsupported_operation")
     assert "close the connection" in error["message"]
+
+
+async def test_one_model_and_input_tokens_know_the_aliases(
+    http: aiohttp.ClientSession, bridge_server_factory: StartServer
+) -> None:
+    server = bridge_server_factory("--model-alias", "gpt-5.5=sim-echo")
+    reply = await request(http, "GET", f"{server.base_url}/models/gpt-5.5")
+    assert reply.status == 200
+    entry = reply.json()
+    assert (entry["id"], entry["alias_for"]) == ("gpt-5.5", "sim-echo")
+    counted = await request(
+        http,
+        "POST",
+        f"{server.base_url}/responses/input_tokens",
+        body={"model": "gpt-5.5", "input": "one two"},
+    )
+    assert counted.json() == {"object": "response.input_tokens", "input_tokens": 2}

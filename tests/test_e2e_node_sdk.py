@@ -1,0 +1,125 @@
+"""End to end with the real openai Node SDK against a real `maestro-bridge serve`.
+
+tests/node/responses_client.cjs runs the SDK (version pinned by tests/node/package-lock.json,
+installed by scripts/test into `.cache/node-sdk`) and prints every event and Response it got;
+here they are checked against the Open Responses spec and for what the model answered.
+
+The SDK is looked up in $MAESTRO_NODE_MODULES, then `<repo>/.cache/node-sdk/node_modules`.
+Without it (or without `node`) the tests fail when $CI is set and are skipped otherwise.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import REPO_ROOT, BridgeServer
+from spec_validation import validate_response, validate_stream
+
+CLIENT = REPO_ROOT / "tests" / "node" / "responses_client.cjs"
+NODE_TIMEOUT = 90.0
+
+
+def node_modules_candidates() -> list[Path]:
+    candidates = [REPO_ROOT / ".cache" / "node-sdk" / "node_modules"]
+    if os.environ.get("MAESTRO_NODE_MODULES"):
+        candidates.insert(0, Path(os.environ["MAESTRO_NODE_MODULES"]))
+    return candidates
+
+
+@pytest.fixture(scope="module")
+def node_env() -> dict[str, str]:
+    """The environment that lets `node` require the pinned SDK."""
+    node = shutil.which("node")
+    modules = next((p for p in node_modules_candidates() if (p / "openai").is_dir()), None)
+    if node is None or modules is None:
+        reason = (
+            "node is not on PATH"
+            if node is None
+            else "the openai Node SDK is not installed (looked in "
+            + ", ".join(map(str, node_modules_candidates()))
+            + "); `bash scripts/test` installs it"
+        )
+        if os.environ.get("CI"):
+            pytest.fail(reason)
+        pytest.skip(reason)
+    return {**os.environ, "NODE_PATH": str(modules)}
+
+
+def run_client(
+    node_env: dict[str, str], scenario: str, server: BridgeServer, model: str = "sim-echo"
+) -> dict[str, Any]:
+    try:
+        result = subprocess.run(
+            ["node", str(CLIENT), scenario, server.base_url, model],
+            env=node_env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=NODE_TIMEOUT,
+        )
+    except subprocess.TimeoutExpired as exc:
+        pytest.fail(f"the Node client hung: {exc.stderr!r}\n{server.stderr_text()}")
+    assert result.returncode == 0, (
+        f"the Node client failed ({result.returncode}):\n{result.stderr}\n"
+        f"bridge stderr:\n{server.stderr_text()}"
+    )
+    output: dict[str, Any] = json.loads(result.stdout)
+    return output
+
+
+def message_text(response: dict[str, Any]) -> str:
+    return "".join(
+        part["text"]
+        for item in response["output"]
+        if item["type"] == "message"
+        for part in item["content"]
+        if part["type"] == "output_text"
+    )
+
+
+def test_node_sdk_streams(node_env: dict[str, str], bridge_server: BridgeServer) -> None:
+    result = run_client(node_env, "stream", bridge_server)
+    assert result["sdk"] == "6.49.0"
+
+    # create({stream: true}): the events exactly as the SDK parsed them.
+    final = validate_stream(result["raw_events"])
+    validate_response(final)
+    assert message_text(final) == "You said: Hello from Node!"
+    deltas = [e["delta"] for e in result["raw_events"] if e["type"] == "response.output_text.delta"]
+    assert len(deltas) > 1 and "".join(deltas) == "You said: Hello from Node!"
+
+    # The stream() helper: same event sequence, and its finalResponse() is the Response.
+    helper_final = validate_stream(result["helper_events"])
+    assert message_text(helper_final) == "You said: Hello again!"
+    assert result["helper_final"]["id"] == helper_final["id"]
+    assert message_text(result["helper_final"]) == "You said: Hello again!"
+
+    # Plain create(): the SDK's output_text convenience works on the bridge's JSON.
+    validate_response(result["created"])
+    assert result["created_output_text"] == "You said: Plain create."
+    bridge_server.assert_alive()
+
+
+def test_node_sdk_tool_loop(node_env: dict[str, str], bridge_server: BridgeServer) -> None:
+    result = run_client(node_env, "tools", bridge_server)
+    rounds = result["rounds"]
+    assert len(rounds) == 2
+    first = validate_stream(rounds[0]["events"])
+    calls = [item for item in first["output"] if item["type"] == "function_call"]
+    assert [(c["name"], json.loads(c["arguments"])) for c in calls] == [
+        ("get_weather", {"city": "placeholder"})
+    ]
+    assert result["calls"] == [{"name": "get_weather", "arguments": {"city": "placeholder"}}]
+    # The second request carried the first response's items and the tool's output back.
+    second = validate_stream(rounds[1]["events"])
+    validate_response(second)
+    output = "Sunny, 21 C in placeholder."
+    assert result["final_text"] == f"The tool get_weather returned {len(output)} characters."
+    assert message_text(second) == result["final_text"]
+    bridge_server.assert_alive()
