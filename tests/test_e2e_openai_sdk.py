@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from typing import Any, Literal
 
 import openai
+import pydantic
 import pytest
 from conftest import BridgeServer, StartServer
 from openai import AsyncOpenAI, OpenAI
@@ -366,3 +367,33 @@ def test_input_tokens_count(client: OpenAI) -> None:
         model="sim-echo", input="Count these words.", instructions="And these, too, please."
     )
     assert longer.input_tokens > counted.input_tokens
+
+
+def test_parse_of_an_answer_that_breaks_the_schema_fails_in_the_sdk(
+    bridge_server_factory: StartServer,
+) -> None:
+    """The bridge returns a bad structured answer as is; the SDK's parse then raises."""
+    server = bridge_server_factory(
+        script={"rules": [{"match": "party", "reply": [{"type": "text", "text": '{"day": 1}'}]}]}
+    )
+    with make_client(server) as sdk, pytest.raises(pydantic.ValidationError):
+        sdk.responses.parse(model="sim-echo", input="Plan a party.", text_format=CalendarEvent)
+
+
+def test_keepalive_comments_are_invisible_to_the_sdk(bridge_server_factory: StartServer) -> None:
+    server = bridge_server_factory(
+        "--keepalive-seconds",
+        "0.1",
+        script={
+            "rules": [
+                {
+                    "match": "slow",
+                    "reply": [{"type": "pause", "seconds": 0.5}, {"type": "text", "text": "Here."}],
+                }
+            ]
+        },
+    )
+    with make_client(server) as sdk:
+        events = list(sdk.responses.create(model="sim-echo", input="slow", stream=True))
+    final = check_events(events)
+    assert final.output_text == "Here."
