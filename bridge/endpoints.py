@@ -50,9 +50,12 @@ async def count_input_tokens(
     body = {**body, "input": body.get("input") or [], "stream": False}
     request = parse_create_request(body)
     model = resolve_model(request.model, models, names)
-    if request.input == [] and not request.instructions:
-        return {"object": "response.input_tokens", "input_tokens": 0}
-    chat = plan_response(request, model).chat
+    try:
+        chat = plan_response(request, model).chat
+    except ApiError as exc:
+        if exc.param != "input":
+            raise
+        return {"object": "response.input_tokens", "input_tokens": 0}  # nothing to read
     tokens = await backend.count_tokens(model.id, input_text(chat))
     return {"object": "response.input_tokens", "input_tokens": tokens}
 

@@ -510,6 +510,10 @@ async def test_input_tokens_endpoint(
 
     empty = await request(http, "POST", url, body={"model": "sim-echo"})
     assert empty.json() == {"object": "response.input_tokens", "input_tokens": 0}
+    unreadable = await request(
+        http, "POST", url, body={"model": "sim-echo", "input": [{"type": "reasoning"}]}
+    )
+    assert unreadable.json() == {"object": "response.input_tokens", "input_tokens": 0}
 
     assert_error(
         await request(http, "POST", url, body={"model": "nope", "input": "x"}),
