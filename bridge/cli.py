@@ -55,6 +55,12 @@ def _parser() -> argparse.ArgumentParser:
         help=f"require this key from clients (default: ${API_KEY_ENV}, else none)",
     )
     serve.add_argument(
+        "--keepalive-seconds",
+        type=float,
+        default=10.0,
+        help="seconds of silence on a stream before a `: keepalive` comment line; 0 = off",
+    )
+    serve.add_argument(
         "--model-alias",
         metavar="NAME=MODEL",
         action="append",
@@ -112,6 +118,7 @@ def _serve(args: argparse.Namespace) -> int:
         "apiKey": args.api_key,
         "modelAliases": dict(args.model_alias),
         "defaultModel": args.default_model,
+        "keepaliveSeconds": args.keepalive_seconds,
     }
     if args.websocket_max_seconds is not None:
         options.setdefault("limits", {})["websocketMaxSeconds"] = args.websocket_max_seconds

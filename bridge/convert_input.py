@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 from typing import Any
 
 from bridge.backend import (
@@ -20,6 +19,8 @@ from bridge.backend import (
     ToolCallPart,
     ToolResultPart,
 )
+from bridge.history import normalise_tool_history
+from bridge.images import file_parts, image_part, image_reference_note
 from bridge.request import (
     CompactionItem,
     Content,
@@ -35,21 +36,6 @@ from bridge.request import (
 from bridge.tools import NAMESPACE_SEPARATOR
 
 log = logging.getLogger(__name__)
-
-_DATA_URL = re.compile(
-    r"^data:(?P<mime>[\w.+-]+/[\w.+-]+)?(?P<params>(;[^;,]*)*),(?P<data>.*)$", re.S
-)
-
-
-def image_part(url: str) -> MessagePart:
-    """A base64 data URL becomes image data; the editor cannot fetch remote URLs."""
-    match = _DATA_URL.match(url)
-    if match and ";base64" in (match.group("params") or ""):
-        return DataPart(mimeType=match.group("mime") or "image/png", data=match.group("data"))
-    shown = url if len(url) <= 200 else url[:200] + "..."
-    return TextPart(
-        value=f"[image not included: {shown} (the editor can only take inline base64 images)]"
-    )
 
 
 def content_parts(content: Content) -> list[MessagePart]:
@@ -67,11 +53,12 @@ def _one_part(part: ContentPart) -> list[MessagePart]:
         return [TextPart(value=part.text)] if part.text else []
     if part.refusal is not None:
         return [TextPart(value=part.refusal)]
-    if part.type == "input_image" and part.image_url:
-        return [image_part(part.image_url)]
+    if part.type == "input_image":
+        return [
+            image_part(part.image_url) if part.image_url else image_reference_note(part.file_id)
+        ]
     if part.type == "input_file":
-        name = part.filename or part.file_id or part.file_url or "unnamed file"
-        return [TextPart(value=f"[file not included: {name} (the editor takes no files)]")]
+        return file_parts(part.filename, part.file_data, part.file_id, part.file_url)
     log.warning("Skipping content part of type %r the editor cannot take", part.type)
     return []
 
@@ -163,3 +150,11 @@ def to_chat_messages(request: CreateResponseRequest) -> list[ChatMessage]:
         elif isinstance(item, SkippedItem) and item.type != "reasoning":
             log.warning("Skipping input item of type %r the editor cannot take", item.type)
     return preamble + messages
+
+
+def editor_messages(request: CreateResponseRequest) -> list[ChatMessage]:
+    """What the editor is sent: the converted conversation, its tool history made pairable.
+
+    The editor's providers reject a call without its result and a result without its call.
+    """
+    return normalise_tool_history(to_chat_messages(request))

@@ -52,9 +52,20 @@ def invalid_request(message: str, *, param: str | None = None, code: str | None 
     return ApiError(400, message, param=param, code=code)
 
 
+# The editor asks the user once whether an extension may use another's models (Copilot's);
+# until they agree, every request fails with NoPermissions. Say where to agree.
+GRANT_ACCESS_HINT = (
+    "Maestro Bridge may not use this model yet. Grant access in the editor: run "
+    '"Maestro Bridge: Authorize Model Access" from the Command Palette and allow it, or '
+    "allow Maestro Bridge under Accounts > Manage Language Model Access."
+)
+
+
 def from_editor(code: EditorErrorCode, message: str) -> ApiError:
     status, type_, err_code = EDITOR_ERRORS.get(code, EDITOR_ERRORS["Other"])
     headers = {"Retry-After": "10"} if status == 429 else None
+    if code == "NoPermissions" and GRANT_ACCESS_HINT not in message:
+        message = f"{message.rstrip('. ')}. {GRANT_ACCESS_HINT}" if message else GRANT_ACCESS_HINT
     return ApiError(status, message, type=type_, code=err_code, headers=headers)
 
 

@@ -66,6 +66,7 @@ class ResponseEventBuilder:
         self._open: _OpenItem | None = None
         self.usage: Event | None = None  # from the editor's `usage` data part, when it sends one
         self.output_text: list[str] = []  # every produced text, for token estimates
+        self.reasoning_text: list[str] = []  # every thinking text, for reasoning_tokens
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -153,6 +154,7 @@ class ResponseEventBuilder:
     def _thinking(self, value: str, events: list[Event]) -> None:
         if not value:
             return
+        self.reasoning_text.append(value)
         open_, fresh = self._open_or_new("reasoning", _new_reasoning, events)
         open_.chunks.append(value)
         if self._summary:

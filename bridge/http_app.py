@@ -10,14 +10,21 @@ from typing import Any
 
 from aiohttp import web
 
-from bridge import __version__
+from bridge import __version__, endpoints
 from bridge.backend import Backend, EditorError
 from bridge.compaction import compact_conversation
 from bridge.errors import ApiError, from_editor, invalid_request
 from bridge.events import Event
+from bridge.keepalive import KEEPALIVE, with_keepalive
 from bridge.models import listed_models
 from bridge.request import parse_create_request
-from bridge.responder import fold_response, plan_response, resolve_model, response_events
+from bridge.responder import (
+    check_input,
+    fold_response,
+    plan_response,
+    resolve_model,
+    response_events,
+)
 from bridge.settings import BridgeSettings
 from bridge.sse import encode_events
 from bridge.websocket import serve_websocket, track_websockets
@@ -106,6 +113,7 @@ async def create_response(request: web.Request) -> web.StreamResponse:
     names = request.app[SETTINGS].model_names()
     model = resolve_model(parsed.model, await backend.list_models(), names)
     plan = plan_response(parsed, model)
+    await check_input(backend, plan, model)
     events = response_events(backend, plan)
     if not parsed.stream:
         return web.json_response(await fold_response(events))
@@ -135,12 +143,14 @@ async def _stream(
         }
     )
     await response.prepare(request)
+    ticking = with_keepalive(events, request.app[SETTINGS].keepaliveSeconds)
     try:
-        async for batch in events:
-            await response.write(encode_events(batch))
+        async for batch in ticking:
+            await response.write(KEEPALIVE if batch is None else encode_events(batch))
     except (ConnectionResetError, ConnectionError):
         log.info("The client went away; the editor request is cancelled")
     finally:
+        await ticking.aclose()  # closes `events` too
         await events.aclose()
     return response
 
@@ -169,4 +179,5 @@ def create_app(backend: Backend, settings: BridgeSettings) -> web.Application:
         app.router.add_post(f"{prefix}/responses/compact", compact_response)
         app.router.add_get(f"{prefix}/models", list_models)
     app.router.add_get("/health", health)
+    endpoints.add_routes(app, BACKEND, SETTINGS, _read_json)
     return app

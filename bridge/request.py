@@ -182,6 +182,13 @@ def _reject_state_and_odd_items(body: dict[str, Any]) -> None:
                 param=param,
                 code="unsupported_parameter",
             )
+    if body.get("background") is True:
+        raise invalid_request(
+            "`background` responses are not supported: Maestro Bridge keeps no responses to "
+            "poll or cancel. Use `stream: true` to receive a long answer as it is written.",
+            param="background",
+            code="unsupported_parameter",
+        )
     items = body.get("input")
     if isinstance(items, list):
         for index, item in enumerate(items):

@@ -6,7 +6,6 @@ folds them into one JSON body (`fold_response`).
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import dataclass
@@ -20,15 +19,15 @@ from bridge.backend import (
     EditorError,
     ModelInfo,
     TextPart,
-    ToolCallPart,
-    ToolResultPart,
 )
-from bridge.convert_input import to_chat_messages
+from bridge.convert_input import editor_messages
 from bridge.errors import ApiError, from_editor, from_failure_code, invalid_request
 from bridge.events import Event, ResponseEventBuilder
+from bridge.limits import OutputLimit, check_context_length, input_text
 from bridge.models import resolve_model as resolve_model
 from bridge.request import CreateResponseRequest
 from bridge.response_object import new_response, usage_object
+from bridge.structured_output import OutputFormat, check_answer, output_format
 from bridge.tools import ToolTarget, plan_tools
 
 log = logging.getLogger(__name__)
@@ -43,6 +42,8 @@ class ResponsePlan:
     response: dict[str, Any]
     targets: dict[str, ToolTarget]
     reasoning_summary: bool
+    output_format: OutputFormat | None = None
+    input_tokens: int | None = None  # counted by the editor before sending, when it was
 
 
 def _model_options(request: CreateResponseRequest) -> dict[str, Any]:
@@ -64,48 +65,61 @@ def _model_options(request: CreateResponseRequest) -> dict[str, Any]:
 def plan_response(request: CreateResponseRequest, model: ModelInfo) -> ResponsePlan:
     """Everything decided before the editor is asked (pure; raises ApiError on bad input)."""
     tools = plan_tools(request.tools, request.tool_choice)
-    messages = to_chat_messages(request)
+    fmt = output_format(request.text)
+    messages = editor_messages(request)
     if not messages:
         raise invalid_request(
             "The input holds no message the model can read.", param="input", code="invalid_value"
         )
+    options = _model_options(request)
+    if fmt is not None:
+        options["responseFormat"] = fmt.model_option()
+        # First, with the other system-like text: the last message stays the client's.
+        messages.insert(0, ChatMessage(role="user", content=[TextPart(value=fmt.instruction())]))
     chat = ChatRequest(
         model=model.id,
         messages=messages,
         tools=tools.tools,
         toolMode=tools.mode,
-        modelOptions=_model_options(request),
+        modelOptions=options,
         justification=JUSTIFICATION,
     )
     response = new_response(request, ids.response_id(), tools.echo, tools.choice_echo)
     summary = request.reasoning is not None and request.reasoning.summary not in (None, "none")
-    return ResponsePlan(chat, response, tools.targets, summary)
+    return ResponsePlan(chat, response, tools.targets, summary, fmt)
 
 
-def _message_text(messages: list[ChatMessage]) -> str:
-    """What the model reads, as text for the editor's token counter (images are not text)."""
-    texts: list[str] = []
-    for message in messages:
-        for part in message.content:
-            if isinstance(part, TextPart):
-                texts.append(part.value)
-            elif isinstance(part, ToolCallPart):
-                texts.append(f"{part.name} {json.dumps(part.input)}")
-            elif isinstance(part, ToolResultPart):
-                texts.extend(p.value for p in part.content if isinstance(p, TextPart))
-    return "\n".join(texts)
+async def check_input(backend: Backend, plan: ResponsePlan, model: ModelInfo) -> None:
+    """Before sending: 400 `context_length_exceeded` for input the model cannot read."""
+    plan.input_tokens = await check_context_length(backend, plan.chat, model)
 
 
-async def _estimate_usage(backend: Backend, plan: ResponsePlan, output: list[str]) -> Event:
+async def _estimate_usage(
+    backend: Backend, plan: ResponsePlan, builder: ResponseEventBuilder
+) -> Event:
     """No usage from the editor: count with the editor's own tokenizer."""
     model = plan.chat.model
     try:
-        input_tokens = await backend.count_tokens(model, _message_text(plan.chat.messages))
-        output_tokens = await backend.count_tokens(model, "".join(output)) if output else 0
+        input_tokens = plan.input_tokens
+        if input_tokens is None:
+            input_tokens = await backend.count_tokens(model, input_text(plan.chat))
+        output = "".join(builder.output_text)
+        output_tokens = await backend.count_tokens(model, output) if output else 0
+        thought = "".join(builder.reasoning_text)
+        reasoning_tokens = await backend.count_tokens(model, thought) if thought else 0
     except EditorError:
         log.warning("The editor could not count tokens; usage reported as zero")
         return usage_object(0, 0)
-    return usage_object(input_tokens, output_tokens)
+    return usage_object(input_tokens, output_tokens + reasoning_tokens, reasoning_tokens)
+
+
+def _answer_text(response: dict[str, Any]) -> str:
+    return "".join(
+        part.get("text", "")
+        for item in response["output"]
+        if item.get("type") == "message"
+        for part in item.get("content", [])
+    )
 
 
 async def response_events(
@@ -114,25 +128,39 @@ async def response_events(
     """Yield batches of events; closing this iterator early cancels the editor request."""
     builder = ResponseEventBuilder(plan.response, plan.targets, plan.reasoning_summary)
     yield builder.start()
+    limit = plan.chat.modelOptions.get("maxOutputTokens")
+    limiter = None
+    if isinstance(limit, int):
+        limiter = OutputLimit(limit, lambda text: backend.count_tokens(plan.chat.model, text))
     chat = backend.chat(plan.chat)
     try:
         async for parts in chat:
+            if limiter is not None:
+                parts = await limiter.admit(parts)
             events = builder.add(parts)
             if events:
                 yield events
+            if limiter is not None and limiter.reached:
+                break  # closing the chat below cancels the editor's request
     except EditorError as exc:
         log.warning("The editor failed the request: %s (%s)", exc.message, exc.code)
-        yield builder.fail(from_editor(exc.code, exc.message).code or "editor_error", exc.message)
+        error = from_editor(exc.code, exc.message)
+        yield builder.fail(error.code or "editor_error", error.message)
         return
     finally:
         await chat.aclose()
-    usage = builder.usage or await _estimate_usage(backend, plan, builder.output_text)
-    limit = plan.chat.modelOptions.get("maxOutputTokens")
-    if isinstance(limit, int) and usage["output_tokens"] >= limit:
+    usage = builder.usage or await _estimate_usage(backend, plan, builder)
+    if (limiter is not None and limiter.reached) or (
+        isinstance(limit, int) and usage["output_tokens"] >= limit
+    ):
         # The editor has no stop reason; output that reached the limit was cut by it.
         yield builder.incomplete(usage, "max_output_tokens")
-    else:
-        yield builder.complete(usage)
+        return
+    events = builder.complete(usage)
+    answer = _answer_text(plan.response)
+    if plan.output_format is not None and answer:
+        check_answer(plan.output_format, answer)
+    yield events
 
 
 async def fold_response(events: AsyncIterator[list[Event]]) -> dict[str, Any]:

@@ -25,6 +25,8 @@ class BridgeSettings(BaseModel):
     port: int = Field(default=0, ge=0, le=65535)
     apiKey: str | None = None
     limits: Limits = Field(default_factory=Limits)
+    # Seconds of silence on an SSE stream before a `: keepalive` comment line; 0 turns it off.
+    keepaliveSeconds: float = Field(default=10.0, ge=0)
     # Requested name -> editor model id, and the model for names nobody mapped (bridge/models.py).
     modelAliases: dict[str, str] = Field(default_factory=dict)
     defaultModel: str | None = None

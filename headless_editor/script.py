@@ -20,6 +20,7 @@ import copy
 import json
 import os
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -61,12 +62,31 @@ class ToolCallReply(_Strict):
     arguments: dict[str, Any] | str = Field(default_factory=dict)
 
 
-ReplyPart = Annotated[TextReply | ThinkingReply | ToolCallReply, Field(discriminator="type")]
+class PauseReply(_Strict):
+    """Silence before the next part: a slow model (a test of keepalives and timeouts)."""
+
+    type: Literal["pause"]
+    seconds: float = Field(gt=0, le=300)
+
+
+@dataclass(frozen=True)
+class Pause:
+    """In a reply: wait this long before the next part (not a part the editor sends)."""
+
+    seconds: float
+
+
+ReplyPart = Annotated[
+    TextReply | ThinkingReply | ToolCallReply | PauseReply, Field(discriminator="type")
+]
+Reply = list[ResponsePart | Pause]
 
 
 class Rule(_Strict):
     match: str
     reply: list[ReplyPart]
+    # Like a provider that ignores the maxOutputTokens option: the whole reply is sent.
+    ignore_max_output_tokens: bool = False
     _pattern: re.Pattern[str] = PrivateAttr()
 
     @field_validator("match")
@@ -88,13 +108,24 @@ class Rule(_Strict):
 class Script(_Strict):
     rules: list[Rule]
 
-    def reply_for(self, messages: list[ChatMessage]) -> list[ResponsePart] | None:
+    def reply_for(self, messages: list[ChatMessage]) -> Reply | None:
         """The reply of the first rule that matches the last part, or None if none does."""
+        found = self.match(messages)
+        return None if found is None else found.reply
+
+    def match(self, messages: list[ChatMessage]) -> Matched | None:
+        """The first rule that matches the last part, with its reply; None if none does."""
         text = last_item_text(messages)
         for index, rule in enumerate(self.rules):
             if rule.matches(text):
-                return _reply_parts(rule, index, turn=len(messages))
+                return Matched(rule, _reply_parts(rule, index, turn=len(messages)))
         return None
+
+
+@dataclass(frozen=True)
+class Matched:
+    rule: Rule
+    reply: Reply
 
 
 def load_script(path: str | os.PathLike[str]) -> Script:
@@ -148,14 +179,16 @@ def tool_result_text(part: ToolResultPart) -> str:
     return "".join(item.value for item in part.content if isinstance(item, TextPart))
 
 
-def _reply_parts(rule: Rule, index: int, turn: int) -> list[ResponsePart]:
-    parts: list[ResponsePart] = []
+def _reply_parts(rule: Rule, index: int, turn: int) -> Reply:
+    parts: Reply = []
     calls = 0
     for reply in rule.reply:
         if isinstance(reply, TextReply):
             parts.append(TextPart(value=reply.text))
         elif isinstance(reply, ThinkingReply):
             parts.append(ThinkingPart(value=reply.text))
+        elif isinstance(reply, PauseReply):
+            parts.append(Pause(reply.seconds))
         else:
             arguments = reply.arguments
             # The turn (message count) keeps ids unique when a rule fires again later in the

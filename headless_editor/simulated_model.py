@@ -26,7 +26,7 @@ from bridge.backend import (
     ToolCallPart,
     ToolResultPart,
 )
-from headless_editor.script import Script, last_part, part_text, tool_result_text
+from headless_editor.script import Pause, Reply, Script, last_part, part_text, tool_result_text
 from headless_editor.tokens import (
     count_message_tokens,
     count_tokens,
@@ -80,16 +80,21 @@ class SimulatedModel:
         if request.model not in {model.id for model in MODELS}:
             known = ", ".join(model.id for model in MODELS)
             raise EditorError("NotFound", f"no model {request.model!r}; the models are {known}")
-        reply = rules.reply_for(request.messages) if rules is not None else None
-        if reply is None:
-            reply = _default_reply(request)
+        matched = rules.match(request.messages) if rules is not None else None
+        reply: Reply = list(_default_reply(request)) if matched is None else matched.reply
+        limit = _max_output_tokens(request.modelOptions)
+        if matched is not None and matched.rule.ignore_max_output_tokens:
+            limit = None
         if (
             request.model in _THINKING_MODELS
             and request.modelOptions.get("reasoningEffort") != "none"
         ):
             reply = _thinking(request.messages, reply) + reply
-        output = _Output(_max_output_tokens(request.modelOptions))
+        output = _Output(limit)
         for part in reply:
+            if isinstance(part, Pause):
+                await asyncio.sleep(part.seconds)
+                continue
             for piece in output.emit(part):
                 await asyncio.sleep(0)  # a point where a cancelled request stops
                 yield piece
@@ -113,12 +118,33 @@ def _default_reply(request: ChatRequest) -> list[ResponsePart]:
     if isinstance(last, ToolResultPart):
         name = _tool_name(messages, last.callId) or last.callId
         size = len(tool_result_text(last))
-        return [TextPart(value=f"The tool {name} returned {size} characters.")]
-    echo = _collapse(_last_user_text(messages))[:_ECHO_CHARS]
-    return [TextPart(value=f"You said: {echo}")]
+        answer = f"The tool {name} returned {size} characters."
+    else:
+        answer = f"You said: {_collapse(_last_user_text(messages))[:_ECHO_CHARS]}"
+    structured = _structured(request.modelOptions, answer)
+    return [TextPart(value=answer if structured is None else structured)]
 
 
-def _thinking(messages: list[ChatMessage], reply: list[ResponsePart]) -> list[ResponsePart]:
+def _structured(options: dict[str, Any], answer: str) -> str | None:
+    """The JSON answer a `responseFormat` option asks for (None for plain text).
+
+    A json_schema answer is the schema's placeholder value (valid for it, like tool inputs);
+    a json_object answer wraps the plain answer.
+    """
+    fmt = options.get("responseFormat")
+    if not isinstance(fmt, dict):
+        return None
+    if fmt.get("type") == "json_object":
+        return json.dumps({"answer": answer}, ensure_ascii=False)
+    spec = fmt.get("json_schema")
+    if fmt.get("type") == "json_schema" and isinstance(spec, dict):
+        schema = spec.get("schema")
+        root = schema if isinstance(schema, dict) else {}
+        return json.dumps(_placeholder(root, root, 0), ensure_ascii=False)
+    return None
+
+
+def _thinking(messages: list[ChatMessage], reply: Reply) -> Reply:
     snippet = _collapse(part_text(last_part(messages)))
     if len(snippet) > _SNIPPET_CHARS:
         snippet = snippet[:_SNIPPET_CHARS] + "..."

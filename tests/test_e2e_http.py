@@ -475,7 +475,6 @@ async def test_unknown_model(
         ("GET", "/v1/nope"),
         ("POST", "/v1/chat/completions"),
         ("GET", "/"),
-        ("DELETE", "/v1/responses/resp_1"),
     ],
 )
 async def test_unknown_path(

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, Literal
 
 import openai
+import pydantic
 import pytest
 from conftest import BridgeServer, StartServer
 from openai import AsyncOpenAI, OpenAI
@@ -20,6 +21,7 @@ from openai.types.responses import (
     Response,
     ResponseStreamEvent,
 )
+from pydantic import BaseModel
 from spec_validation import validate_response, validate_stream
 
 WEATHER_TOOL: FunctionToolParam = {
@@ -56,7 +58,9 @@ def client(bridge_server: BridgeServer) -> Iterator[OpenAI]:
 
 def as_json(model: Any) -> dict[str, Any]:
     """What the SDK parsed, back as the JSON it came from (only the keys that were sent)."""
-    data: dict[str, Any] = model.model_dump(mode="json", exclude_unset=True)
+    data: dict[str, Any] = model.model_dump(
+        mode="json", exclude_unset=True, by_alias=True, warnings=False
+    )
     return data
 
 
@@ -309,3 +313,87 @@ def test_previous_response_id_error(client: OpenAI) -> None:
 def test_models_list(client: OpenAI) -> None:
     ids = [model.id for model in client.models.list()]
     assert "sim-echo" in ids and "sim-reasoning" in ids
+
+
+# --------------------------------------------------------------------------- structured output
+
+
+class CalendarEvent(BaseModel):
+    name: str
+    day: int
+    participants: list[str]
+    kind: Literal["meeting", "party"]
+
+
+def test_parse_with_a_pydantic_format(client: OpenAI) -> None:
+    """`responses.parse`: the SDK sends a strict json_schema; the answer parses back."""
+    response = client.responses.parse(
+        model="sim-echo",
+        input="Alice and Bob meet on day 3.",
+        text_format=CalendarEvent,
+    )
+    validate_response(as_json(response))
+    event = response.output_parsed
+    assert isinstance(event, CalendarEvent)
+    assert event.kind == "meeting"
+    assert response.text is not None and response.text.format is not None
+    assert response.text.format.type == "json_schema"
+
+
+def test_stream_helper_with_a_pydantic_format(client: OpenAI) -> None:
+    with client.responses.stream(
+        model="sim-echo", input="Plan a party.", text_format=CalendarEvent
+    ) as stream:
+        events = list(stream)
+        final = stream.get_final_response()
+    validate_stream([as_json(event) for event in events])
+    assert isinstance(final.output_parsed, CalendarEvent)
+
+
+def test_json_object_format(client: OpenAI) -> None:
+    response = client.responses.create(
+        model="sim-echo", input="Say hi.", text={"format": {"type": "json_object"}}
+    )
+    assert json.loads(response.output_text) == {"answer": "You said: Say hi."}
+    assert response.text is not None and response.text.format is not None
+    assert response.text.format.type == "json_object"
+
+
+def test_input_tokens_count(client: OpenAI) -> None:
+    counted = client.responses.input_tokens.count(model="sim-echo", input="Count these words.")
+    assert counted.object == "response.input_tokens"
+    assert counted.input_tokens > 0
+    longer = client.responses.input_tokens.count(
+        model="sim-echo", input="Count these words.", instructions="And these, too, please."
+    )
+    assert longer.input_tokens > counted.input_tokens
+
+
+def test_parse_of_an_answer_that_breaks_the_schema_fails_in_the_sdk(
+    bridge_server_factory: StartServer,
+) -> None:
+    """The bridge returns a bad structured answer as is; the SDK's parse then raises."""
+    server = bridge_server_factory(
+        script={"rules": [{"match": "party", "reply": [{"type": "text", "text": '{"day": 1}'}]}]}
+    )
+    with make_client(server) as sdk, pytest.raises(pydantic.ValidationError):
+        sdk.responses.parse(model="sim-echo", input="Plan a party.", text_format=CalendarEvent)
+
+
+def test_keepalive_comments_are_invisible_to_the_sdk(bridge_server_factory: StartServer) -> None:
+    server = bridge_server_factory(
+        "--keepalive-seconds",
+        "0.1",
+        script={
+            "rules": [
+                {
+                    "match": "slow",
+                    "reply": [{"type": "pause", "seconds": 0.5}, {"type": "text", "text": "Here."}],
+                }
+            ]
+        },
+    )
+    with make_client(server) as sdk:
+        events = list(sdk.responses.create(model="sim-echo", input="slow", stream=True))
+    final = check_events(events)
+    assert final.output_text == "Here."

@@ -131,7 +131,10 @@ async def test_editor_errors_keep_their_code(
         body = await r.json()
         assert r.status == status
         assert body["error"]["code"] == error_code
-        assert body["error"]["message"] == f"editor says {code}"
+        assert body["error"]["message"].startswith(f"editor says {code}")
+        # Only a permission problem gets the editor's way out appended.
+        told = "Authorize Model Access" in body["error"]["message"]
+        assert told == (code == "NoPermissions")
         assert (r.headers.get("Retry-After") is not None) == (status == 429)
     # Streaming: the stream has started, so the failure is a response.failed event.
     async with (
@@ -145,6 +148,8 @@ async def test_editor_errors_keep_their_code(
     last = json.loads(text.strip().split("\n")[-1].removeprefix("data: "))
     assert last["type"] == "response.failed"
     assert last["response"]["error"]["code"] == error_code
+    told = "Authorize Model Access" in last["response"]["error"]["message"]
+    assert told == (code == "NoPermissions")
 
 
 async def test_usage_part_from_the_editor_becomes_usage(
@@ -209,3 +214,24 @@ async def test_port_in_use_is_a_clear_startup_error() -> None:
             await second.start({"port": port})
     finally:
         await first.stop()
+
+
+async def test_keepalive_during_silence_and_disconnect_cancels() -> None:
+    """A model silent after its first words: the stream gets `: keepalive` lines, and a client
+    leaving during the silence cancels the editor's request."""
+    model = RecordingModel()
+    headless = HeadlessEditor(model=model)
+    await headless.start({"port": 0, "keepaliveSeconds": 0.2})
+    try:
+        async with aiohttp.ClientSession() as session:
+            resp = await session.post(
+                f"{headless.url}/responses", json={"model": "slow", "input": "hi", "stream": True}
+            )
+            seen = b""
+            while seen.count(b": keepalive\n\n") < 2:
+                seen += await asyncio.wait_for(resp.content.readany(), 10)
+            assert seen.index(b"response.output_text.delta") < seen.index(b": keepalive")
+            resp.close()
+        await asyncio.wait_for(model.cancelled.wait(), 5)
+    finally:
+        await headless.stop()

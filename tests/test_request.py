@@ -382,3 +382,12 @@ def test_client_fixture(path: Path) -> None:
         assert len(request.input) == len(raw["input"])
         for item, raw_item in zip(request.input, raw["input"], strict=True):
             assert item.type == raw_item.get("type", "message")
+
+
+def test_background_is_rejected_with_a_hint() -> None:
+    with pytest.raises(ApiError) as caught:
+        parse_create_request({"model": "m", "input": "x", "background": True})
+    error = caught.value
+    assert (error.status, error.param, error.code) == (400, "background", "unsupported_parameter")
+    assert "stream" in error.message
+    assert parse_create_request({"model": "m", "input": "x", "background": False}).model == "m"

@@ -22,7 +22,7 @@ from bridge.backend import (
     ThinkingPart,
     ToolCallPart,
 )
-from bridge.errors import ApiError
+from bridge.errors import GRANT_ACCESS_HINT, ApiError
 from bridge.events import Event
 from bridge.request import parse_create_request
 from bridge.responder import (
@@ -342,6 +342,8 @@ async def test_editor_error(
 ) -> None:
     message = f"The editor said {code}."
     batches: list[list[ResponsePart]] = [[TextPart(value="Partial")]] if after_output else []
+    # NoPermissions also says how to grant access; the others pass the editor's words on.
+    shown = f"{message} {GRANT_ACCESS_HINT}" if code == "NoPermissions" else message
 
     # Streaming: the stream ends with response.failed carrying the mapped code.
     backend = ScriptedBackend(batches, error=EditorError(code, message))
@@ -349,7 +351,7 @@ async def test_editor_error(
     final = validate_stream(events)
     validate_response(final)
     assert events[-1]["type"] == "response.failed"
-    assert final["error"] == {"code": error_code, "message": message}
+    assert final["error"] == {"code": error_code, "message": shown}
     assert backend.counted == []
     if after_output:
         (item,) = final["output"]
@@ -366,7 +368,7 @@ async def test_editor_error(
     assert error.status == status
     assert error.code == error_code
     assert error.type == error_type
-    assert error.message == message
+    assert error.message == shown
     if status == 429:
         assert error.headers == {"Retry-After": "10"}
     else:
@@ -418,7 +420,7 @@ async def test_closing_before_the_chat_starts() -> None:
 # --------------------------------------------------------------------------- stop reasons
 
 
-@pytest.mark.parametrize(("completion_tokens", "status"), [(5, "incomplete"), (4, "completed")])
+@pytest.mark.parametrize(("completion_tokens", "status"), [(6, "incomplete"), (5, "completed")])
 async def test_output_at_max_output_tokens_is_incomplete(
     completion_tokens: int, status: str
 ) -> None:
@@ -430,10 +432,10 @@ async def test_output_at_max_output_tokens_is_incomplete(
     )
     seen: list[Event] = []
     final = await fold_response(
-        recorded(response_events(as_backend(backend), plan(max_output_tokens=5)), seen)
+        recorded(response_events(as_backend(backend), plan(max_output_tokens=6)), seen)
     )
 
-    assert backend.requests[0].modelOptions["maxOutputTokens"] == 5
+    assert backend.requests[0].modelOptions["maxOutputTokens"] == 6
     assert final["status"] == status
     assert seen[-1]["type"] == f"response.{status}"
     if status == "incomplete":
@@ -442,3 +444,153 @@ async def test_output_at_max_output_tokens_is_incomplete(
     else:
         assert final["incomplete_details"] is None
     validate_stream(seen)
+
+
+async def test_output_past_max_output_tokens_is_cut_by_the_bridge() -> None:
+    """A provider that ignores maxOutputTokens: the bridge cuts, cancels and ends incomplete."""
+    backend = ScriptedBackend(
+        [
+            [ThinkingPart(value="ab")],
+            [TextPart(value="cdef")],
+            [TextPart(value="ghijkl")],
+            [TextPart(value="never sent")],
+        ]
+    )
+    seen: list[Event] = []
+    final = await fold_response(
+        recorded(response_events(as_backend(backend), plan(max_output_tokens=9)), seen)
+    )
+
+    validate_stream(seen)
+    assert seen[-1]["type"] == "response.incomplete"
+    assert final["incomplete_details"] == {"reason": "max_output_tokens"}
+    reasoning, message = final["output"]
+    assert reasoning["type"] == "reasoning"
+    assert message["status"] == "incomplete"
+    assert message["content"][0]["text"] == "cdefghi"  # 2 + 7 characters: the double's tokens
+    assert backend.closed_early and not backend.finished  # the editor's request was cancelled
+    assert final["usage"]["output_tokens"] == 9
+    assert final["usage"]["output_tokens_details"]["reasoning_tokens"] == 2
+
+
+async def test_estimated_usage_counts_reasoning_tokens() -> None:
+    backend = ScriptedBackend([[ThinkingPart(value="hmm")], [TextPart(value="hello")]])
+    final = await fold_response(response_events(as_backend(backend), plan()))
+    assert final["usage"]["output_tokens"] == 8
+    assert final["usage"]["output_tokens_details"] == {"reasoning_tokens": 3}
+
+
+async def test_context_length_is_checked_with_the_editor_counter() -> None:
+    from bridge.responder import check_input
+
+    small = ModelInfo(id="sim-echo", maxInputTokens=20)
+    the_plan = plan_response(parse_create_request({"model": "sim-echo", "input": "x" * 30}), small)
+    backend = ScriptedBackend()
+    with pytest.raises(ApiError) as caught:
+        await check_input(as_backend(backend), the_plan, small)
+    assert (caught.value.status, caught.value.code) == (400, "context_length_exceeded")
+    assert backend.requests == []
+
+    fits = plan_response(parse_create_request({"model": "sim-echo", "input": "x" * 15}), small)
+    await check_input(as_backend(backend), fits, small)
+    assert fits.input_tokens is None  # 15 bytes cannot be more than 20 tokens: not counted
+    assert len(backend.counted) == 1  # only the first, long input was counted
+
+
+# --------------------------------------------------------------------------- structured output
+
+PERSON_FORMAT = {
+    "format": {
+        "type": "json_schema",
+        "name": "person",
+        "strict": True,
+        "schema": {
+            "type": "object",
+            "properties": {"name": {"type": "string"}, "age": {"type": "integer"}},
+            "required": ["name", "age"],
+            "additionalProperties": False,
+        },
+    }
+}
+
+
+def test_structured_output_goes_to_the_model_as_option_and_instruction() -> None:
+    the_plan = plan(text=PERSON_FORMAT, instructions="Be terse.")
+    chat = the_plan.chat
+    assert chat.modelOptions["responseFormat"] == {
+        "type": "json_schema",
+        "json_schema": {
+            "name": "person",
+            "schema": PERSON_FORMAT["format"]["schema"],
+            "strict": True,
+        },
+    }
+    first = chat.messages[0].content[0]
+    assert isinstance(first, TextPart)
+    assert "JSON Schema" in first.value and '"required":["name","age"]' in first.value
+    assert chat.messages[1].content == [TextPart(value="Be terse.")]
+    last = chat.messages[-1].content[0]
+    assert isinstance(last, TextPart) and last.value == "hello world"  # still the client's
+    assert the_plan.response["text"]["format"]["name"] == "person"
+
+
+def test_json_object_format() -> None:
+    chat = plan(text={"format": {"type": "json_object"}}).chat
+    assert chat.modelOptions["responseFormat"] == {"type": "json_object"}
+    first = chat.messages[0].content[0]
+    assert isinstance(first, TextPart) and "JSON object" in first.value
+
+
+@pytest.mark.parametrize(
+    ("answer", "logged"),
+    [
+        ('{"name": "Ada", "age": 36}', None),
+        ('{"name": "Ada"}', "`required` fails at (the top level)"),
+        ('{"name": "Ada", "age": "old"}', "`type` fails at age"),
+        ("Sure! Here it is.", "not JSON"),
+    ],
+)
+async def test_structured_answer_is_checked_and_returned_as_is(
+    answer: str, logged: str | None, caplog: pytest.LogCaptureFixture
+) -> None:
+    backend = ScriptedBackend([[TextPart(value=answer)]])
+    with caplog.at_level("WARNING", logger="bridge.structured_output"):
+        final = await fold_response(response_events(as_backend(backend), plan(text=PERSON_FORMAT)))
+
+    assert final["status"] == "completed"
+    assert final["output"][0]["content"][0]["text"] == answer
+    warnings = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    if logged is None:
+        assert warnings == []
+    else:
+        (warning,) = warnings
+        assert logged in warning and "person" in warning
+        assert "Ada" not in warning  # the model's output is not logged above debug
+
+
+@pytest.mark.parametrize(
+    ("text", "param", "code"),
+    [
+        (
+            {"format": {"type": "json_schema", "name": "x"}},
+            "text.format.schema",
+            "missing_required_parameter",
+        ),
+        (
+            {"format": {"type": "json_schema", "name": "x", "schema": {"type": "nonsense"}}},
+            "text.format.schema",
+            "invalid_value",
+        ),
+        ({"format": {"type": "yaml"}}, "text.format.type", "invalid_value"),
+    ],
+)
+def test_unusable_text_format_is_a_400(text: dict[str, Any], param: str, code: str) -> None:
+    with pytest.raises(ApiError) as caught:
+        plan(text=text)
+    assert (caught.value.status, caught.value.param, caught.value.code) == (400, param, code)
+
+
+def test_plain_text_format_changes_nothing() -> None:
+    chat = plan(text={"format": {"type": "text"}, "verbosity": "low"}).chat
+    assert "responseFormat" not in chat.modelOptions
+    assert chat.messages[0].content == [TextPart(value="hello world")]

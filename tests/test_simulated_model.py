@@ -630,3 +630,76 @@ async def test_reasoning_model_thinks_before_a_script_reply() -> None:
     parts = await collect(request(user("show files"), model="sim-reasoning"), SCRIPT)
     assert isinstance(parts[0], ThinkingPart)
     assert "exec_command" in "".join(p.value for p in parts if isinstance(p, ThinkingPart))
+
+
+# --- Structured output --------------------------------------------------------------------------
+
+ITEM_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "title": {"type": "string", "minLength": 3},
+        "count": {"type": "integer", "minimum": 2},
+        "tags": {"type": "array", "items": {"$ref": "#/$defs/Tag"}, "minItems": 1},
+        "kind": {"anyOf": [{"$ref": "#/$defs/Kind"}, {"type": "null"}]},
+    },
+    "required": ["title", "count", "tags", "kind"],
+    "additionalProperties": False,
+    "$defs": {
+        "Tag": {
+            "type": "object",
+            "properties": {"name": {"type": "string"}},
+            "required": ["name"],
+            "additionalProperties": False,
+        },
+        "Kind": {"type": "string", "enum": ["book", "film"]},
+    },
+}
+
+
+async def test_json_schema_format_gets_a_schema_valid_answer() -> None:
+    import jsonschema
+
+    option = {"type": "json_schema", "json_schema": {"name": "item", "schema": ITEM_SCHEMA}}
+    parts = await collect(request(user("Describe it."), modelOptions={"responseFormat": option}))
+    answer = json.loads(text_of(parts))
+    jsonschema.validate(answer, ITEM_SCHEMA)
+    assert answer["kind"] == "book"
+    assert len([p for p in parts if isinstance(p, TextPart)]) > 1  # still streamed in parts
+
+
+async def test_json_object_format_wraps_the_answer() -> None:
+    option = {"type": "json_object"}
+    parts = await collect(request(user("Hi there"), modelOptions={"responseFormat": option}))
+    assert json.loads(text_of(parts)) == {"answer": "You said: Hi there"}
+
+
+async def test_structured_format_does_not_stop_a_tool_call() -> None:
+    option = {"type": "json_object"}
+    tool = ChatTool(name="lookup", inputSchema={"type": "object"})
+    parts = await collect(
+        request(user("Hi"), tools=[tool], modelOptions={"responseFormat": option})
+    )
+    assert [c.name for c in calls_of(parts)] == ["lookup"]
+
+
+async def test_unknown_response_format_is_plain_text() -> None:
+    parts = await collect(request(user("Hi"), modelOptions={"responseFormat": {"type": "x"}}))
+    assert text_of(parts) == "You said: Hi"
+
+
+async def test_a_rule_can_ignore_max_output_tokens() -> None:
+    script = Script.model_validate(
+        {
+            "rules": [
+                {
+                    "match": "long",
+                    "reply": [{"type": "text", "text": "one two three four five six"}],
+                    "ignore_max_output_tokens": True,
+                }
+            ]
+        }
+    )
+    parts = await collect(request(user("long"), modelOptions={"maxOutputTokens": 2}), script)
+    assert text_of(parts) == "one two three four five six"
+    plain = await collect(request(user("long"), modelOptions={"maxOutputTokens": 2}))
+    assert len(text_of(plain).split()) <= 2

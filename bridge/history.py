@@ -1,0 +1,143 @@
+"""Tool-call history the model providers accept (pure functions over the editor's messages).
+
+Providers behind the editor reject a history in which a tool call has no result right after it
+("tool_use ids were found without tool_result blocks") or a result has no call before it ("No
+tool call found for function call output"). Clients do send such histories: a cancelled call,
+a trimmed conversation, a resumed session, an id reused. The rules, applied turn by turn:
+
+- the results of an assistant turn's calls are looked for in the user messages that follow it
+  (up to the next assistant message) and placed first in the first of them, in call order;
+- a call without a result, and a result without its call, become labelled text in place, so
+  the model still reads what happened;
+- an exact repeat of a call (same id, name and input) in one turn, and an exact repeat of its
+  result, are dropped; a call id that an earlier turn used already gets a suffix, so each
+  call pairs with its own result;
+- everything else keeps its order.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections import defaultdict, deque
+
+from bridge.backend import ChatMessage, MessagePart, TextPart, ToolCallPart, ToolResultPart
+
+log = logging.getLogger(__name__)
+
+
+def normalise_tool_history(messages: list[ChatMessage]) -> list[ChatMessage]:
+    """The same conversation with every tool call paired with its result (input not changed)."""
+    out: list[ChatMessage] = []
+    used_ids: set[str] = set()
+    index = 0
+    while index < len(messages):
+        message = messages[index]
+        calls = [p for p in message.content if isinstance(p, ToolCallPart)]
+        if message.role == "assistant" and calls:
+            end = index + 1
+            while end < len(messages) and messages[end].role == "user":
+                end += 1
+            out.extend(_turn(message, messages[index + 1 : end], used_ids))
+            index = end
+        else:
+            out.append(_without_tool_parts(message))
+            index += 1
+    return [m for m in out if m.content]
+
+
+def _turn(
+    assistant: ChatMessage, followers: list[ChatMessage], used_ids: set[str]
+) -> list[ChatMessage]:
+    """One assistant message with calls, and the user messages after it."""
+    waiting: dict[str, deque[ToolResultPart]] = defaultdict(deque)
+    for follower in followers:
+        for part in follower.content:
+            if isinstance(part, ToolResultPart):
+                waiting[part.callId].append(part)
+
+    assistant_parts: list[MessagePart] = []
+    paired: list[ToolResultPart] = []
+    taken: set[int] = set()  # id() of the result parts that found their call
+    paired_contents: dict[str, list[object]] = defaultdict(list)  # by the client's call id
+    calls_seen: dict[str, ToolCallPart] = {}
+    for part in assistant.content:
+        if not isinstance(part, ToolCallPart):
+            assistant_parts.append(part)
+            continue
+        earlier = calls_seen.get(part.callId)
+        if earlier is not None and (earlier.name, earlier.input) == (part.name, part.input):
+            log.info("Dropping a repeated tool call with call id %s", part.callId)
+            continue
+        calls_seen[part.callId] = part
+        if not waiting[part.callId]:
+            assistant_parts.append(TextPart(value=call_as_text(part)))
+            continue
+        result = waiting[part.callId].popleft()
+        taken.add(id(result))
+        paired_contents[part.callId].append(result.content)
+        new_id = _unique(part.callId, used_ids)
+        assistant_parts.append(part.model_copy(update={"callId": new_id}))
+        paired.append(result.model_copy(update={"callId": new_id}))
+
+    rest: list[ChatMessage] = []
+    for follower in followers:
+        parts: list[MessagePart] = []
+        for part in follower.content:
+            if not isinstance(part, ToolResultPart):
+                parts.append(part)
+            elif id(part) in taken:
+                continue
+            elif part.content in paired_contents.get(part.callId, []):
+                log.info("Dropping a repeated tool result for call id %s", part.callId)
+            else:
+                parts.extend(result_as_parts(part))
+        rest.append(ChatMessage(role="user", content=parts, name=follower.name))
+    if paired:
+        if rest:
+            rest[0] = ChatMessage(
+                role="user", content=[*paired, *rest[0].content], name=rest[0].name
+            )
+        else:  # cannot happen: results come from the followers
+            rest.append(ChatMessage(role="user", content=list(paired)))
+    return [ChatMessage(role="assistant", content=assistant_parts, name=assistant.name), *rest]
+
+
+def _unique(call_id: str, used: set[str]) -> str:
+    new_id, n = call_id, 1
+    while new_id in used:
+        n += 1
+        new_id = f"{call_id}_{n}"
+    used.add(new_id)
+    return new_id
+
+
+def _without_tool_parts(message: ChatMessage) -> ChatMessage:
+    """A message outside a tool turn: its calls or results cannot pair with anything."""
+    if not any(isinstance(p, (ToolCallPart, ToolResultPart)) for p in message.content):
+        return message
+    parts: list[MessagePart] = []
+    for part in message.content:
+        if isinstance(part, ToolResultPart):
+            parts.extend(result_as_parts(part))
+        elif isinstance(part, ToolCallPart):
+            parts.append(TextPart(value=call_as_text(part)))
+        else:
+            parts.append(part)
+    return ChatMessage(role=message.role, content=parts, name=message.name)
+
+
+def call_as_text(call: ToolCallPart) -> str:
+    arguments = json.dumps(call.input, ensure_ascii=False)
+    return (
+        f"[Tool call {call.name} (call id {call.callId}) with input {arguments}; "
+        "its result is not in the conversation.]"
+    )
+
+
+def result_as_parts(result: ToolResultPart) -> list[MessagePart]:
+    """A result whose call is not in the conversation: a label, then its text and images."""
+    label = TextPart(
+        value=f"[Result of tool call {result.callId}, whose call is not in the conversation:]"
+    )
+    return [label, *result.content]
