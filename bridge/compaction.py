@@ -21,13 +21,14 @@ from bridge.backend import Backend, ChatMessage, DataPart, TextPart, ToolCallPar
 from bridge.compaction_codec import encode_summary
 from bridge.convert_input import to_chat_messages
 from bridge.errors import ApiError, invalid_request
+from bridge.models import ModelNames
 from bridge.request import (
     ContentPart,
     CreateResponseRequest,
     MessageItem,
     parse_create_request,
 )
-from bridge.responder import fold_response, plan_response, resolve_model, response_events
+from bridge.responder import fold_response, prepare_response, response_events
 
 INSTRUCTION = (
     "You are compacting a conversation between a user and an AI assistant so that it can "
@@ -161,11 +162,11 @@ def compaction_result(
     }
 
 
-async def compact_conversation(backend: Backend, body: Any) -> dict[str, Any]:
+async def compact_conversation(backend: Backend, body: Any, names: ModelNames) -> dict[str, Any]:
     request = parse_compact_request(body)
     ask = summary_request(request)
-    model = resolve_model(ask.model, await backend.list_models())
-    response = await fold_response(response_events(backend, plan_response(ask, model)))
+    plan = await prepare_response(backend, ask, names)
+    response = await fold_response(response_events(backend, plan))
     summary = summary_text(response).strip()
     if not summary:
         raise ApiError(

@@ -106,10 +106,12 @@ def add_routes(
             code="unsupported_operation",
         )
 
+    # A response id is never one of the fixed names, so `GET /responses/compact` stays a 405.
+    response_id = "{id:(?!compact$|input_tokens$)[^/]+}"
     for prefix in ("/v1", ""):
         app.router.add_post(f"{prefix}/responses/input_tokens", input_tokens)
         app.router.add_get(f"{prefix}/models/{{id:.+}}", get_model)  # ids may hold "/"
-        app.router.add_get(f"{prefix}/responses/{{id}}", stored_response)
-        app.router.add_delete(f"{prefix}/responses/{{id}}", stored_response)
-        app.router.add_get(f"{prefix}/responses/{{id}}/input_items", stored_response)
-        app.router.add_post(f"{prefix}/responses/{{id}}/cancel", cancel)
+        app.router.add_get(f"{prefix}/responses/{response_id}", stored_response)
+        app.router.add_delete(f"{prefix}/responses/{response_id}", stored_response)
+        app.router.add_get(f"{prefix}/responses/{response_id}/input_items", stored_response)
+        app.router.add_post(f"{prefix}/responses/{response_id}/cancel", cancel)

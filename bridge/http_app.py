@@ -18,13 +18,7 @@ from bridge.events import Event
 from bridge.keepalive import KEEPALIVE, with_keepalive
 from bridge.models import listed_models
 from bridge.request import parse_create_request
-from bridge.responder import (
-    check_input,
-    fold_response,
-    plan_response,
-    resolve_model,
-    response_events,
-)
+from bridge.responder import fold_response, prepare_response, response_events
 from bridge.settings import BridgeSettings
 from bridge.sse import encode_events
 from bridge.websocket import serve_websocket, track_websockets
@@ -110,10 +104,7 @@ async def create_response(request: web.Request) -> web.StreamResponse:
     backend = request.app[BACKEND]
     body = await _read_json(request)
     parsed = parse_create_request(body)
-    names = request.app[SETTINGS].model_names()
-    model = resolve_model(parsed.model, await backend.list_models(), names)
-    plan = plan_response(parsed, model)
-    await check_input(backend, plan, model)
+    plan = await prepare_response(backend, parsed, request.app[SETTINGS].model_names())
     events = response_events(backend, plan)
     if not parsed.stream:
         return web.json_response(await fold_response(events))
@@ -123,13 +114,19 @@ async def create_response(request: web.Request) -> web.StreamResponse:
 async def responses_websocket(request: web.Request) -> web.StreamResponse:
     limits = request.app[SETTINGS].limits
     return await serve_websocket(
-        request, request.app[BACKEND], limits.websocketMaxSeconds, limits.maxBodyBytes
+        request,
+        request.app[BACKEND],
+        request.app[SETTINGS].model_names(),
+        limits.websocketMaxSeconds,
+        limits.maxBodyBytes,
     )
 
 
 async def compact_response(request: web.Request) -> web.Response:
     body = await _read_json(request)
-    return web.json_response(await compact_conversation(request.app[BACKEND], body))
+    return web.json_response(
+        await compact_conversation(request.app[BACKEND], body, request.app[SETTINGS].model_names())
+    )
 
 
 async def _stream(

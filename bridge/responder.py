@@ -24,6 +24,7 @@ from bridge.convert_input import editor_messages
 from bridge.errors import ApiError, from_editor, from_failure_code, invalid_request
 from bridge.events import Event, ResponseEventBuilder
 from bridge.limits import OutputLimit, check_context_length, input_text
+from bridge.models import ModelNames
 from bridge.models import resolve_model as resolve_model
 from bridge.request import CreateResponseRequest
 from bridge.response_object import new_response, usage_object
@@ -92,6 +93,16 @@ def plan_response(request: CreateResponseRequest, model: ModelInfo) -> ResponseP
 async def check_input(backend: Backend, plan: ResponsePlan, model: ModelInfo) -> None:
     """Before sending: 400 `context_length_exceeded` for input the model cannot read."""
     plan.input_tokens = await check_context_length(backend, plan.chat, model)
+
+
+async def prepare_response(
+    backend: Backend, request: CreateResponseRequest, names: ModelNames
+) -> ResponsePlan:
+    """Model, plan and input check: what every transport does before asking the editor."""
+    model = resolve_model(request.model, await backend.list_models(), names)
+    plan = plan_response(request, model)
+    await check_input(backend, plan, model)
+    return plan
 
 
 async def _estimate_usage(

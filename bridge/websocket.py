@@ -26,8 +26,9 @@ from bridge import ids
 from bridge.backend import Backend, EditorError
 from bridge.errors import ApiError, from_editor
 from bridge.events import Event, ResponseEventBuilder
+from bridge.models import ModelNames
 from bridge.request import CreateResponseRequest, parse_create_request
-from bridge.responder import TERMINAL_EVENTS, plan_response, resolve_model, response_events
+from bridge.responder import TERMINAL_EVENTS, prepare_response, resolve_model, response_events
 from bridge.response_object import new_response, usage_object
 from bridge.tools import plan_tools
 
@@ -178,9 +179,12 @@ def warmup_events(
 class ResponsesSocket:
     """One WebSocket connection: reads frames, runs one turn at a time, keeps one response."""
 
-    def __init__(self, ws: web.WebSocketResponse, backend: Backend, max_seconds: float) -> None:
+    def __init__(
+        self, ws: web.WebSocketResponse, backend: Backend, names: ModelNames, max_seconds: float
+    ) -> None:
         self.ws = ws
         self.backend = backend
+        self.names = names
         self.deadline = time.monotonic() + max_seconds
         self.cached: CachedResponse | None = None
         self._turn: asyncio.Task[None] | None = None
@@ -245,12 +249,12 @@ class ResponsesSocket:
             )
             continuing = frame.previous_response_id is not None
             request = parse_create_request({**frame.body, "input": items})
-            model = resolve_model(request.model, await self.backend.list_models())
             if frame.generate:
-                plan = plan_response(request, model)
+                plan = await prepare_response(self.backend, request, self.names)
                 plan.response["previous_response_id"] = frame.previous_response_id
                 final = await self._stream(response_events(self.backend, plan))
             else:
+                resolve_model(request.model, await self.backend.list_models(), self.names)
                 final = await self._stream(
                     _aiter(warmup_events(request, frame.previous_response_id))
                 )
@@ -334,7 +338,11 @@ async def _close_all(app: web.Application) -> None:
 
 
 async def serve_websocket(
-    request: web.Request, backend: Backend, max_seconds: float, max_message_bytes: int
+    request: web.Request,
+    backend: Backend,
+    names: ModelNames,
+    max_seconds: float,
+    max_message_bytes: int,
 ) -> web.StreamResponse:
     """The `GET /v1/responses` handler: upgrade, then serve `response.create` frames."""
     ws = web.WebSocketResponse(max_msg_size=max_message_bytes)
@@ -350,7 +358,7 @@ async def serve_websocket(
     request.app[OPEN_SOCKETS].add(ws)
     log.info("WebSocket connection opened")
     try:
-        await ResponsesSocket(ws, backend, max_seconds).run()
+        await ResponsesSocket(ws, backend, names, max_seconds).run()
     finally:
         request.app[OPEN_SOCKETS].discard(ws)
         await ws.close()

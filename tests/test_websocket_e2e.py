@@ -433,3 +433,17 @@ async def test_openai_sdk_websocket_mode(bridge_server: BridgeServer) -> None:
         validate_websocket_error(missing[-1].to_dict())
         assert missing[-1].error.code == "previous_response_not_found"
     await client.close()
+
+
+async def test_model_aliases_apply_over_websocket_and_to_compaction(
+    http: aiohttp.ClientSession, bridge_server_factory: StartServer
+) -> None:
+    server = bridge_server_factory("--model-alias", "gpt-5.5=sim-echo")
+    async with http.ws_connect(ws_url(server)) as ws:
+        answer = await completed(ws, model="gpt-5.5", input="aliased")
+        assert (answer["model"], output_text(answer)) == ("gpt-5.5", "You said: aliased")
+        await completed(ws, model="gpt-5.5", input=[], generate=False)
+    body = {"model": "gpt-5.5", "input": [user("summarise this")]}
+    async with http.post(f"{server.base_url}/responses/compact", json=body) as reply:
+        assert reply.status == 200, await reply.text()
+        assert (await reply.json())["object"] == "response.compaction"
