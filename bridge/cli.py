@@ -44,7 +44,67 @@ def _parser() -> argparse.ArgumentParser:
         default=os.environ.get(API_KEY_ENV),
         help=f"require this key from clients (default: ${API_KEY_ENV}, else none)",
     )
+    _add_security_options(serve)
     return parser
+
+
+def _add_security_options(serve: argparse.ArgumentParser) -> None:
+    """Access and limits (README, Security); unset flags keep the settings' defaults."""
+    serve.add_argument(
+        "--allow-remote",
+        action="store_true",
+        help="allow a non-loopback --host (an API key is required too)",
+    )
+    serve.add_argument(
+        "--allowed-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="also accept this Host header name (repeatable; '*' accepts any)",
+    )
+    serve.add_argument(
+        "--allowed-origin",
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        help="let web pages from this origin (scheme://host[:port]) call the API (repeatable)",
+    )
+    serve.add_argument(
+        "--max-concurrent",
+        type=int,
+        metavar="N",
+        help="model requests at once; more get 429 (default 64)",
+    )
+    serve.add_argument(
+        "--idle-timeout",
+        type=float,
+        metavar="SECONDS",
+        help="fail a response when the editor sends nothing for this long (default 300)",
+    )
+    serve.add_argument(
+        "--total-timeout",
+        type=float,
+        metavar="SECONDS",
+        help="fail a response that takes longer than this overall (default 1800)",
+    )
+
+
+def _security_options(args: argparse.Namespace) -> dict[str, Any]:
+    limits = {
+        key: value
+        for key, value in (
+            ("maxConcurrentRequests", args.max_concurrent),
+            ("idleTimeoutSeconds", args.idle_timeout),
+            ("totalTimeoutSeconds", args.total_timeout),
+        )
+        if value is not None
+    }
+    return {
+        "allowRemote": args.allow_remote,
+        "allowedHosts": args.allowed_host,
+        "allowedOrigins": args.allowed_origin,
+        "limits": limits,
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -57,6 +117,10 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _serve(args: argparse.Namespace) -> int:
+    from pydantic import ValidationError
+
+    from bridge.security import BindRefused, check_bind
+    from bridge.settings import BridgeSettings
     from headless_editor.script import ScriptError, load_script
     from lsp.main import configure_logging
 
@@ -69,6 +133,12 @@ def _serve(args: argparse.Namespace) -> int:
             print(f"maestro-bridge: {exc}", file=sys.stderr)
             return 2
     options: dict[str, Any] = {"host": args.host, "port": args.port, "apiKey": args.api_key}
+    options.update(_security_options(args))
+    try:
+        check_bind(BridgeSettings.from_options(options))
+    except (BindRefused, ValidationError) as exc:
+        print(f"maestro-bridge: {exc}", file=sys.stderr)
+        return 2
     try:
         return asyncio.run(_run_headless(options, script))
     except KeyboardInterrupt:
@@ -77,7 +147,8 @@ def _serve(args: argparse.Namespace) -> int:
 
 def _banner(url: str, api_key: str | None) -> str:
     key_env = "MAESTRO_BRIDGE_API_KEY"
-    auth = f"-H 'Authorization: Bearer {api_key}' " if api_key else ""
+    # The key itself is never printed: terminals and CI logs keep what they show.
+    auth = f'-H "Authorization: Bearer ${key_env}" ' if api_key else ""
     return f"""
 Codex CLI (~/.codex/config.toml):
   model = "sim-echo"

@@ -11,7 +11,9 @@ import asyncio
 import logging
 import os
 import sys
+from collections.abc import Callable
 
+from bridge.security import redact_logs
 from lsp import rpc
 from lsp.server import create_server
 
@@ -35,9 +37,21 @@ def configure_logging() -> None:
         log.warning(
             "Ignoring %s=%r: not a log level (DEBUG, INFO, WARNING, ERROR)", LOG_LEVEL_ENV, level
         )
+    redact_logs(logging.getLogger().handlers)
     if level != "DEBUG":
         logging.getLogger("pygls").setLevel(logging.CRITICAL)
     logging.getLogger("aiohttp.access").setLevel(logging.WARNING)
+
+
+class _EditorPipe(asyncio.Protocol):
+    """Our stdout: when the editor stops reading it (it crashed or closed the pipe), every
+    open stream fails at once and new requests get 503, instead of waiting for timeouts."""
+
+    def __init__(self, on_lost: Callable[[], None]) -> None:
+        self._on_lost = on_lost
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._on_lost()
 
 
 async def serve_stdio() -> None:
@@ -45,7 +59,9 @@ async def serve_stdio() -> None:
     server = create_server()
     reader = asyncio.StreamReader(limit=1 << 20)
     await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin.buffer)
-    transport, _ = await loop.connect_write_pipe(asyncio.Protocol, sys.stdout.buffer)
+    transport, _ = await loop.connect_write_pipe(
+        lambda: _EditorPipe(server.backend.editor_gone), sys.stdout.buffer
+    )
     server.protocol.set_writer(rpc.PipeWriter(transport))
     fast = {rpc.CHAT_PARTS: server.backend.on_chat_parts}
     try:
