@@ -103,6 +103,7 @@ class EditorBackend:
             self._forget(msg_id)
 
     async def list_models(self) -> list[ModelInfo]:
+        self._check_alive()  # every request asks first: with the editor gone, 503 up front
         if self._models is None:
             result = await self._request(rpc.MODELS, None)
             try:
