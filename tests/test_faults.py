@@ -19,15 +19,14 @@ from typing import Any
 
 import aiohttp
 import pytest
+from conftest import _RUNNING, REPO_ROOT, is_running, start_bridge_server
+from spec_validation import parse_sse, validate_stream
 
 from bridge.backend import ChatRequest, ModelInfo, ResponsePart, TextPart
 from headless_editor.editor import HeadlessEditor
 from headless_editor.script import Script
 from headless_editor.simulated_model import SimulatedModel
 from lsp import rpc
-from spec_validation import parse_sse, validate_stream
-
-from conftest import _RUNNING, REPO_ROOT, is_running, start_bridge_server
 
 EXIT_BOUND = 1.0  # the bound: the language server is gone within a second
 CANCEL_BOUND = 0.1  # the bound for `$/cancelRequest` to reach the editor (median)
