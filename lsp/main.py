@@ -8,6 +8,7 @@ share it.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import sys
@@ -74,10 +75,23 @@ async def serve_stdio() -> None:
 
 def run_stdio() -> int:
     configure_logging()
+    code = 0
     try:
         asyncio.run(serve_stdio())
     except KeyboardInterrupt:
         pass
     except SystemExit as exc:  # pygls answers `exit` with sys.exit
-        return int(exc.code or 0)
-    return 0
+        code = int(exc.code or 0)
+    _exit_at_once(code)
+    return code  # not reached
+
+
+def _exit_at_once(code: int) -> None:
+    """Everything is closed by now (HTTP endpoint, pipes). Python's own teardown of the
+    imported modules takes 0.3-1 s on a busy machine, and an editor that went away must find
+    the server gone within a second (no orphan holding the port): skip it."""
+    logging.shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    os._exit(code)

@@ -137,6 +137,7 @@ async def test_editor_crash_fails_open_streams_and_the_server_exits() -> None:
                 assert events[-1]["response"]["error"]["code"] == "editor_unavailable"
             await asyncio.wait_for(headless.process.wait(), 10)
             exited = time.monotonic() - crashed
+        print(f"language server exit after the editor crashed: {exited * 1000:.0f} ms")
         assert exited < EXIT_BOUND, f"the language server took {exited:.2f} s to exit"
     finally:
         await headless.stop()
@@ -166,6 +167,7 @@ async def test_editor_that_stops_reading_gets_503s_and_exit_on_stdin_close() -> 
             headless.process.stdin.close()
             await asyncio.wait_for(headless.process.wait(), 10)
             exited = time.monotonic() - closed
+        print(f"language server exit after its stdin closed: {exited * 1000:.0f} ms")
         assert exited < EXIT_BOUND, f"the language server took {exited:.2f} s to exit"
     finally:
         await headless.stop()
@@ -182,6 +184,7 @@ def test_killed_serve_leaves_no_language_server_and_frees_the_port() -> None:
     while is_running(lsp_pid) and time.monotonic() - killed < 10:
         time.sleep(0.01)
     gone_after = time.monotonic() - killed
+    print(f"language server gone after `serve` was killed: {gone_after * 1000:.0f} ms")
     still = is_running(lsp_pid)
     if still:
         os.kill(lsp_pid, signal.SIGKILL)

@@ -277,6 +277,37 @@ def test_wildcard_bind_does_not_allow_any_host() -> None:
     assert AccessPolicy(BridgeSettings(allowedHosts=["*"])).host_allowed("anything")
 
 
+def test_serve_flags_become_initialization_options() -> None:
+    from bridge.cli import _parser, _security_options
+
+    args = _parser().parse_args(
+        [
+            "serve",
+            "--allow-remote",
+            "--allowed-host",
+            "a.test",
+            "--allowed-host",
+            "b.test",
+            "--allowed-origin",
+            "https://app.test",
+            "--max-concurrent",
+            "3",
+            "--idle-timeout",
+            "1.5",
+            "--total-timeout",
+            "60",
+        ]
+    )
+    settings = BridgeSettings.from_options(_security_options(args))
+    assert settings.allowRemote and settings.allowedHosts == ["a.test", "b.test"]
+    assert settings.allowedOrigins == ["https://app.test"]
+    assert settings.limits.maxConcurrentRequests == 3
+    assert settings.limits.idleTimeoutSeconds == 1.5
+    assert settings.limits.totalTimeoutSeconds == 60
+    defaults = BridgeSettings.from_options(_security_options(_parser().parse_args(["serve"])))
+    assert defaults == BridgeSettings()
+
+
 # --------------------------------------------------------------------------- every route
 
 
