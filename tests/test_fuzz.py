@@ -279,7 +279,7 @@ FUZZ = settings(
 # --------------------------------------------------------------------------- properties
 
 
-@settings(FUZZ, max_examples=800)
+@settings(FUZZ, max_examples=600)
 @given(body=requests)
 def test_fuzz_request_shaped_bodies(client: Client, body: dict[str, Any]) -> None:
     post_json(client, body)
@@ -347,5 +347,5 @@ def test_fuzzed_server_is_alive_and_serving(bridge_server: BridgeServer, client:
     validate_response(body)
     assert body["output_text"] if "output_text" in body else body["output"]
     fuzzed = sum(STATUSES.values())
-    assert fuzzed >= 2500 or fuzzed == 0, STATUSES  # 0: this test was run on its own
+    assert fuzzed >= 2400 or fuzzed == 0, STATUSES  # 0: this test was run on its own
     assert not any(code >= 500 for code in STATUSES), STATUSES
