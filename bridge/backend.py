@@ -89,7 +89,7 @@ class ChatRequest(_Wire):
     justification: str | None = None
 
 
-EditorErrorCode = Literal["NotFound", "NoPermissions", "Blocked", "Unavailable", "Other"]
+EditorErrorCode = Literal["NotFound", "NoPermissions", "Blocked", "Unavailable", "Timeout", "Other"]
 
 
 class EditorError(Exception):

@@ -79,6 +79,7 @@ def _parser() -> argparse.ArgumentParser:
         metavar="SECONDS",
         help="close WebSocket connections after this long (default 3600, as OpenAI does)",
     )
+    _add_security_options(serve)
     return parser
 
 
@@ -91,6 +92,65 @@ def _alias(text: str) -> tuple[str, str]:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
+def _add_security_options(serve: argparse.ArgumentParser) -> None:
+    """Access and limits (README, Security); unset flags keep the settings' defaults."""
+    serve.add_argument(
+        "--allow-remote",
+        action="store_true",
+        help="allow a non-loopback --host (an API key is required too)",
+    )
+    serve.add_argument(
+        "--allowed-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="also accept this Host header name (repeatable; '*' accepts any)",
+    )
+    serve.add_argument(
+        "--allowed-origin",
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        help="let web pages from this origin (scheme://host[:port]) call the API (repeatable)",
+    )
+    serve.add_argument(
+        "--max-concurrent",
+        type=int,
+        metavar="N",
+        help="model requests at once; more get 429 (default 64)",
+    )
+    serve.add_argument(
+        "--idle-timeout",
+        type=float,
+        metavar="SECONDS",
+        help="fail a response when the editor sends nothing for this long (default 300)",
+    )
+    serve.add_argument(
+        "--total-timeout",
+        type=float,
+        metavar="SECONDS",
+        help="fail a response that takes longer than this overall (default 1800)",
+    )
+
+
+def _security_options(args: argparse.Namespace) -> dict[str, Any]:
+    limits = {
+        key: value
+        for key, value in (
+            ("maxConcurrentRequests", args.max_concurrent),
+            ("idleTimeoutSeconds", args.idle_timeout),
+            ("totalTimeoutSeconds", args.total_timeout),
+        )
+        if value is not None
+    }
+    return {
+        "allowRemote": args.allow_remote,
+        "allowedHosts": args.allowed_host,
+        "allowedOrigins": args.allowed_origin,
+        "limits": limits,
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "lsp":
@@ -101,6 +161,10 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _serve(args: argparse.Namespace) -> int:
+    from pydantic import ValidationError
+
+    from bridge.security import BindRefused, check_bind
+    from bridge.settings import BridgeSettings
     from headless_editor.script import ScriptError, load_script
     from lsp.main import configure_logging
 
@@ -119,9 +183,15 @@ def _serve(args: argparse.Namespace) -> int:
         "modelAliases": dict(args.model_alias),
         "defaultModel": args.default_model,
         "keepaliveSeconds": args.keepalive_seconds,
+        **_security_options(args),
     }
     if args.websocket_max_seconds is not None:
         options.setdefault("limits", {})["websocketMaxSeconds"] = args.websocket_max_seconds
+    try:
+        check_bind(BridgeSettings.from_options(options))
+    except (BindRefused, ValidationError) as exc:
+        print(f"maestro-bridge: {exc}", file=sys.stderr)
+        return 2
     try:
         return asyncio.run(_run_headless(options, script))
     except KeyboardInterrupt:
@@ -130,7 +200,8 @@ def _serve(args: argparse.Namespace) -> int:
 
 def _banner(url: str, api_key: str | None, model: str = "sim-echo") -> str:
     key_env = "MAESTRO_BRIDGE_API_KEY"
-    auth = f"-H 'Authorization: Bearer {api_key}' " if api_key else ""
+    # The key itself is never printed: terminals and CI logs keep what they show.
+    auth = f'-H "Authorization: Bearer ${key_env}" ' if api_key else ""
     return f"""
 Codex CLI (~/.codex/config.toml):
   model = "{model}"

@@ -19,11 +19,11 @@ from aiohttp import web
 
 from bridge.backend import Backend, ModelInfo
 from bridge.errors import ApiError, invalid_request
-from bridge.limits import input_text
 from bridge.models import ModelNames, listed_models, resolve_model
 from bridge.request import parse_create_request
 from bridge.responder import plan_response
 from bridge.settings import BridgeSettings
+from bridge.token_limits import input_text
 
 ReadJson = Callable[[web.Request], Awaitable[Any]]
 

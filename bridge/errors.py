@@ -12,6 +12,7 @@ EDITOR_ERRORS: dict[EditorErrorCode, tuple[int, str, str]] = {
     "NoPermissions": (403, "permission_error", "permission_denied"),
     "Blocked": (429, "rate_limit_error", "rate_limit_exceeded"),
     "Unavailable": (503, "server_error", "editor_unavailable"),
+    "Timeout": (504, "server_error", "editor_timeout"),
     "Other": (502, "server_error", "editor_error"),
 }
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hmac
 import json
 import logging
 from collections.abc import AsyncGenerator, Awaitable, Callable
@@ -10,7 +9,7 @@ from typing import Any
 
 from aiohttp import web
 
-from bridge import __version__, endpoints
+from bridge import __version__, endpoints, security
 from bridge.backend import Backend, EditorError
 from bridge.compaction import compact_conversation
 from bridge.errors import ApiError, from_editor, invalid_request
@@ -18,6 +17,13 @@ from bridge.events import Event
 from bridge.keepalive import KEEPALIVE, with_keepalive
 from bridge.models import listed_models
 from bridge.request import parse_create_request
+from bridge.request_limits import (
+    MODEL_SLOTS,
+    ModelSlots,
+    TimedBackend,
+    check_request_shape,
+    concurrency_middleware,
+)
 from bridge.responder import fold_response, prepare_response, response_events
 from bridge.settings import BridgeSettings
 from bridge.sse import encode_events
@@ -63,29 +69,6 @@ async def errors_middleware(request: web.Request, handler: Handler) -> web.Strea
         )
 
 
-def _auth_middleware(api_key: str) -> Any:
-    expected = api_key.encode()
-
-    @web.middleware
-    async def check_key(request: web.Request, handler: Handler) -> web.StreamResponse:
-        if request.path != "/health":
-            auth = request.headers.get("Authorization", "")
-            given = (
-                auth[7:] if auth[:7].lower() == "bearer " else request.headers.get("x-api-key", "")
-            )
-            if not hmac.compare_digest(given.encode(), expected):
-                raise ApiError(
-                    401,
-                    "Missing or wrong API key: send `Authorization: Bearer "
-                    "<key>` with the key set in the editor.",
-                    type="authentication_error",
-                    code="invalid_api_key",
-                )
-        return await handler(request)
-
-    return check_key
-
-
 async def _read_json(request: web.Request) -> Any:
     raw = await request.read()
     try:
@@ -103,6 +86,7 @@ async def _read_json(request: web.Request) -> Any:
 async def create_response(request: web.Request) -> web.StreamResponse:
     backend = request.app[BACKEND]
     body = await _read_json(request)
+    check_request_shape(body, request.app[SETTINGS].limits)
     parsed = parse_create_request(body)
     plan = await prepare_response(backend, parsed, request.app[SETTINGS].model_names())
     events = response_events(backend, plan)
@@ -112,13 +96,8 @@ async def create_response(request: web.Request) -> web.StreamResponse:
 
 
 async def responses_websocket(request: web.Request) -> web.StreamResponse:
-    limits = request.app[SETTINGS].limits
     return await serve_websocket(
-        request,
-        request.app[BACKEND],
-        request.app[SETTINGS].model_names(),
-        limits.websocketMaxSeconds,
-        limits.maxBodyBytes,
+        request, request.app[BACKEND], request.app[SETTINGS], request.app[MODEL_SLOTS]
     )
 
 
@@ -163,11 +142,13 @@ async def health(request: web.Request) -> web.Response:
 
 
 def create_app(backend: Backend, settings: BridgeSettings) -> web.Application:
-    middlewares: list[Any] = [errors_middleware]
-    if settings.apiKey:
-        middlewares.append(_auth_middleware(settings.apiKey))
-    app = web.Application(client_max_size=settings.limits.maxBodyBytes, middlewares=middlewares)
-    app[BACKEND] = backend
+    app = web.Application(
+        client_max_size=settings.limits.maxBodyBytes, middlewares=[errors_middleware]
+    )
+    security.install(app, settings)  # Host, Origin, API key: before any route runs
+    app.middlewares.append(concurrency_middleware)
+    app[MODEL_SLOTS] = ModelSlots(settings.limits.maxConcurrentRequests)
+    app[BACKEND] = TimedBackend(backend, settings.limits)
     app[SETTINGS] = settings
     track_websockets(app)
     for prefix in ("/v1", ""):

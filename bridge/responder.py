@@ -23,12 +23,12 @@ from bridge.backend import (
 from bridge.convert_input import editor_messages
 from bridge.errors import ApiError, from_editor, from_failure_code, invalid_request
 from bridge.events import Event, ResponseEventBuilder
-from bridge.limits import OutputLimit, check_context_length, input_text
 from bridge.models import ModelNames
 from bridge.models import resolve_model as resolve_model
 from bridge.request import CreateResponseRequest
 from bridge.response_object import new_response, usage_object
 from bridge.structured_output import OutputFormat, check_answer, output_format
+from bridge.token_limits import OutputLimit, check_context_length, input_text
 from bridge.tools import ToolTarget, plan_tools
 
 log = logging.getLogger(__name__)

@@ -16,6 +16,15 @@ class Limits(BaseModel):
     model_config = ConfigDict(extra="ignore")
     maxBodyBytes: int = Field(default=DEFAULT_MAX_BODY_BYTES, ge=1024)
     websocketMaxSeconds: float = Field(default=DEFAULT_WEBSOCKET_MAX_SECONDS, gt=0)
+    # Generous for long agent sessions; they bound the work one request can cause.
+    maxInputItems: int = Field(default=10_000, ge=1)
+    maxTools: int = Field(default=512, ge=0)
+    maxJsonDepth: int = Field(default=100, ge=8)
+    # Model requests running at once; more get 429 with Retry-After.
+    maxConcurrentRequests: int = Field(default=64, ge=1)
+    # Seconds without a part from the editor (reasoning models can think a long while first).
+    idleTimeoutSeconds: float = Field(default=300.0, gt=0)
+    totalTimeoutSeconds: float = Field(default=1800.0, gt=0)
 
 
 class BridgeSettings(BaseModel):
@@ -24,6 +33,12 @@ class BridgeSettings(BaseModel):
     host: str = "127.0.0.1"
     port: int = Field(default=0, ge=0, le=65535)
     apiKey: str | None = None
+    # A non-loopback host is refused unless this is true and an apiKey is set.
+    allowRemote: bool = False
+    # Extra Host header names accepted besides loopback names and the bound host ("*": any).
+    allowedHosts: list[str] = Field(default_factory=list)
+    # Browser origins (scheme://host[:port]) allowed to call the endpoint, with CORS for them.
+    allowedOrigins: list[str] = Field(default_factory=list)
     limits: Limits = Field(default_factory=Limits)
     # Seconds of silence on an SSE stream before a `: keepalive` comment line; 0 turns it off.
     keepaliveSeconds: float = Field(default=10.0, ge=0)

@@ -26,10 +26,11 @@ from bridge import ids
 from bridge.backend import Backend, EditorError
 from bridge.errors import ApiError, from_editor
 from bridge.events import Event, ResponseEventBuilder
-from bridge.models import ModelNames
 from bridge.request import CreateResponseRequest, parse_create_request
+from bridge.request_limits import ModelSlots, check_request_shape
 from bridge.responder import TERMINAL_EVENTS, prepare_response, resolve_model, response_events
 from bridge.response_object import new_response, usage_object
+from bridge.settings import BridgeSettings
 from bridge.tools import plan_tools
 
 log = logging.getLogger(__name__)
@@ -180,12 +181,18 @@ class ResponsesSocket:
     """One WebSocket connection: reads frames, runs one turn at a time, keeps one response."""
 
     def __init__(
-        self, ws: web.WebSocketResponse, backend: Backend, names: ModelNames, max_seconds: float
+        self,
+        ws: web.WebSocketResponse,
+        backend: Backend,
+        settings: BridgeSettings,
+        slots: ModelSlots,
     ) -> None:
         self.ws = ws
         self.backend = backend
-        self.names = names
-        self.deadline = time.monotonic() + max_seconds
+        self.names = settings.model_names()
+        self.limits = settings.limits
+        self.slots = slots
+        self.deadline = time.monotonic() + settings.limits.websocketMaxSeconds
         self.cached: CachedResponse | None = None
         self._turn: asyncio.Task[None] | None = None
         self._send_lock = asyncio.Lock()
@@ -244,15 +251,17 @@ class ResponsesSocket:
     async def _run_turn(self, frame: CreateFrame) -> None:
         continuing = False
         try:
+            check_request_shape(frame.body, self.limits)
             items = conversation_input(
                 self.cached, frame.previous_response_id, frame.body.get("input")
             )
             continuing = frame.previous_response_id is not None
             request = parse_create_request({**frame.body, "input": items})
             if frame.generate:
-                plan = await prepare_response(self.backend, request, self.names)
-                plan.response["previous_response_id"] = frame.previous_response_id
-                final = await self._stream(response_events(self.backend, plan))
+                with self.slots.hold():  # the same cap as HTTP model requests
+                    plan = await prepare_response(self.backend, request, self.names)
+                    plan.response["previous_response_id"] = frame.previous_response_id
+                    final = await self._stream(response_events(self.backend, plan))
             else:
                 resolve_model(request.model, await self.backend.list_models(), self.names)
                 final = await self._stream(
@@ -340,12 +349,11 @@ async def _close_all(app: web.Application) -> None:
 async def serve_websocket(
     request: web.Request,
     backend: Backend,
-    names: ModelNames,
-    max_seconds: float,
-    max_message_bytes: int,
+    settings: BridgeSettings,
+    slots: ModelSlots,
 ) -> web.StreamResponse:
     """The `GET /v1/responses` handler: upgrade, then serve `response.create` frames."""
-    ws = web.WebSocketResponse(max_msg_size=max_message_bytes)
+    ws = web.WebSocketResponse(max_msg_size=settings.limits.maxBodyBytes)
     if not ws.can_prepare(request).ok:
         raise ApiError(
             426,
@@ -358,7 +366,7 @@ async def serve_websocket(
     request.app[OPEN_SOCKETS].add(ws)
     log.info("WebSocket connection opened")
     try:
-        await ResponsesSocket(ws, backend, names, max_seconds).run()
+        await ResponsesSocket(ws, backend, settings, slots).run()
     finally:
         request.app[OPEN_SOCKETS].discard(ws)
         await ws.close()

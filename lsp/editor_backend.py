@@ -61,9 +61,24 @@ class EditorBackend:
 
     def editor_gone(self) -> None:
         """The editor closed the pipe: end every open stream, refuse new work."""
+        if self._gone:
+            return
         self._gone = True
+        log.warning("The editor closed the connection; model requests now fail")
         for queue in self._streams.values():
             queue.put_nowait(_END)
+        # Requests in flight (models, token counts) will never be answered either.
+        for msg_id, future in list(self._protocol._request_futures.items()):
+            if not str(msg_id).startswith("chat-") and not future.done():
+                future.set_exception(EditorError("Unavailable", "The editor disconnected."))
+
+    def pending(self) -> dict[str, int]:
+        """Bookkeeping sizes, for the editor's `maestro/stats` (leaks show up here first)."""
+        return {
+            "chats": len(self._streams),
+            "requestFutures": len(self._protocol._request_futures),
+            "resultTypes": len(self._protocol._result_types),
+        }
 
     # -- requests to the editor --------------------------------------------------------------
 
@@ -73,9 +88,10 @@ class EditorBackend:
 
     async def _request(self, method: str, params: dict[str, Any] | None) -> Any:
         self._check_alive()
+        msg_id = f"req-{next(self._ids)}"
         try:
             return await asyncio.wait_for(
-                self._protocol.send_request_async(method, params), REQUEST_TIMEOUT
+                self._protocol.send_request_async(method, params, msg_id=msg_id), REQUEST_TIMEOUT
             )
         except asyncio.TimeoutError:
             raise EditorError(
@@ -83,8 +99,11 @@ class EditorBackend:
             ) from None
         except Exception as exc:
             raise editor_error(exc) from None
+        finally:
+            self._forget(msg_id)
 
     async def list_models(self) -> list[ModelInfo]:
+        self._check_alive()  # every request asks first: with the editor gone, 503 up front
         if self._models is None:
             result = await self._request(rpc.MODELS, None)
             try:
@@ -136,11 +155,18 @@ class EditorBackend:
             self._streams.pop(chat_id, None)
             if not finished:
                 self._cancel(chat_id, future)
+            self._forget(chat_id)
+
+    def _forget(self, msg_id: str) -> None:
+        # pygls keeps a request's result type until a *successful* reply arrives: an error
+        # reply, a timeout or a cancel would leave it behind forever.
+        self._protocol._request_futures.pop(msg_id, None)
+        self._protocol._result_types.pop(msg_id, None)
 
     def _cancel(self, chat_id: str, future: Any) -> None:
         # pygls does not tell the peer when a request future is cancelled; and a late reply to
         # a future still registered would raise inside pygls. Forget it, then tell the editor.
-        self._protocol._request_futures.pop(chat_id, None)
+        self._forget(chat_id)
         future.cancel()
         if not self._gone:
             self._protocol.notify_raw(rpc.CANCEL_REQUEST, {"id": chat_id})

@@ -8,10 +8,13 @@ share it.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import sys
+from collections.abc import Callable
 
+from bridge.security import redact_logs
 from lsp import rpc
 from lsp.server import create_server
 
@@ -35,9 +38,21 @@ def configure_logging() -> None:
         log.warning(
             "Ignoring %s=%r: not a log level (DEBUG, INFO, WARNING, ERROR)", LOG_LEVEL_ENV, level
         )
+    redact_logs(logging.getLogger().handlers)
     if level != "DEBUG":
         logging.getLogger("pygls").setLevel(logging.CRITICAL)
     logging.getLogger("aiohttp.access").setLevel(logging.WARNING)
+
+
+class _EditorPipe(asyncio.Protocol):
+    """Our stdout: when the editor stops reading it (it crashed or closed the pipe), every
+    open stream fails at once and new requests get 503, instead of waiting for timeouts."""
+
+    def __init__(self, on_lost: Callable[[], None]) -> None:
+        self._on_lost = on_lost
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._on_lost()
 
 
 async def serve_stdio() -> None:
@@ -45,7 +60,9 @@ async def serve_stdio() -> None:
     server = create_server()
     reader = asyncio.StreamReader(limit=1 << 20)
     await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin.buffer)
-    transport, _ = await loop.connect_write_pipe(asyncio.Protocol, sys.stdout.buffer)
+    transport, _ = await loop.connect_write_pipe(
+        lambda: _EditorPipe(server.backend.editor_gone), sys.stdout.buffer
+    )
     server.protocol.set_writer(rpc.PipeWriter(transport))
     fast = {rpc.CHAT_PARTS: server.backend.on_chat_parts}
     try:
@@ -58,10 +75,23 @@ async def serve_stdio() -> None:
 
 def run_stdio() -> int:
     configure_logging()
+    code = 0
     try:
         asyncio.run(serve_stdio())
     except KeyboardInterrupt:
         pass
     except SystemExit as exc:  # pygls answers `exit` with sys.exit
-        return int(exc.code or 0)
-    return 0
+        code = int(exc.code or 0)
+    _exit_at_once(code)
+    return code  # not reached
+
+
+def _exit_at_once(code: int) -> None:
+    """Everything is closed by now (HTTP endpoint, pipes). Python's own teardown of the
+    imported modules takes 0.3-1 s on a busy machine, and an editor that went away must find
+    the server gone within a second (no orphan holding the port): skip it."""
+    logging.shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    os._exit(code)

@@ -32,8 +32,9 @@ MODELS_CHANGED = "maestro/modelsChanged"
 SERVER_READY = "maestro/serverReady"
 SERVER_FAILED = "maestro/serverFailed"
 CANCEL_REQUEST = "$/cancelRequest"
+STATS = "maestro/stats"
 
-REQUESTS = {MODELS, CHAT, COUNT_TOKENS}
+REQUESTS = {MODELS, CHAT, COUNT_TOKENS, STATS}
 NOTIFICATIONS = {CHAT_PARTS, MODELS_CHANGED, SERVER_READY, SERVER_FAILED}
 
 # JSON-RPC error codes carrying the editor's LanguageModelError codes.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import Any, cast
 
@@ -14,6 +15,7 @@ from pygls.protocol import LanguageServerProtocol, lsp_method
 
 from bridge import __version__
 from bridge.http_app import create_app
+from bridge.security import BindRefused, check_bind, redact_logs
 from bridge.settings import BridgeSettings
 from lsp import rpc
 from lsp.editor_backend import EditorBackend
@@ -46,6 +48,12 @@ class MaestroServer(LanguageServer):
 
     async def start_http(self) -> None:
         settings = self.settings
+        try:
+            check_bind(settings)
+        except BindRefused as exc:
+            log.error("%s", exc)
+            self.rpc.notify_raw(rpc.SERVER_FAILED, {"message": str(exc)})
+            return
         app = create_app(self.backend, settings)
         # handler_cancellation: a client that goes away cancels its handler at once, which
         # closes the event stream and sends `$/cancelRequest` to the editor.
@@ -91,6 +99,7 @@ def create_server() -> MaestroServer:
             ls.settings = BridgeSettings.from_options(options)
         except ValidationError as exc:
             raise JsonRpcInvalidParams(f"Invalid initialization options: {exc}") from None
+        redact_logs(logging.getLogger().handlers, ls.settings.apiKey)
 
     @server.feature(types.INITIALIZED)
     async def initialized(ls: MaestroServer, params: types.InitializedParams) -> None:
@@ -99,6 +108,11 @@ def create_server() -> MaestroServer:
     @server.feature(rpc.MODELS_CHANGED)
     def models_changed(ls: MaestroServer, params: Any) -> None:
         ls.backend.forget_models()
+
+    @server.feature(rpc.STATS)
+    def stats(ls: MaestroServer, params: Any) -> dict[str, int]:
+        # Diagnostics for the editor only (never over HTTP): what is open right now.
+        return {**ls.backend.pending(), "tasks": len(asyncio.all_tasks())}
 
     @server.feature(types.SHUTDOWN)
     async def shutdown(ls: MaestroServer, params: Any) -> None:

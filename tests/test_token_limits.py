@@ -1,4 +1,4 @@
-"""`bridge.limits`: the context window checked before sending, max_output_tokens enforced."""
+"""`bridge.token_limits`: the context window checked before sending, max_output_tokens enforced."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from bridge.backend import (
     ToolResultPart,
 )
 from bridge.errors import ApiError
-from bridge.limits import OutputLimit, check_context_length, input_text
+from bridge.token_limits import OutputLimit, check_context_length, input_text
 
 
 class WordCounter:

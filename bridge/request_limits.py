@@ -1,0 +1,156 @@
+"""How much one client may ask for: request shape, model requests at once, and time.
+
+Body size is enforced by aiohttp (`client_max_size`); everything else is here, so that a
+single request cannot make the bridge do unbounded work or hold a model request forever.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import sys
+from collections.abc import AsyncGenerator, Awaitable, Callable, Iterator
+from typing import Any
+
+from aiohttp import web
+
+from bridge.backend import Backend, ChatRequest, EditorError, ModelInfo, ResponsePart
+from bridge.errors import ApiError, invalid_request
+from bridge.settings import Limits
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+RETRY_AFTER_SECONDS = 1
+# POST paths that ask the model (WebSocket turns take their slot per `response.create`).
+MODEL_REQUEST_PATHS = frozenset(
+    {"/v1/responses", "/responses", "/v1/responses/compact", "/responses/compact"}
+)
+
+
+def json_depth_exceeded(value: Any, limit: int) -> bool:
+    """True when `value` nests arrays/objects more than `limit` deep (iterative: no recursion)."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict):
+            children: Any = node.values()
+        elif isinstance(node, list):
+            children = node
+        else:
+            continue
+        if depth > limit:
+            return True
+        stack.extend((child, depth + 1) for child in children)
+    return False
+
+
+def check_request_shape(body: Any, limits: Limits) -> None:
+    """400 for a body nested too deeply or with too many input items or tools."""
+    if isinstance(body, dict):
+        for key, value in body.items():
+            if json_depth_exceeded(value, limits.maxJsonDepth - 1):
+                raise invalid_request(
+                    f"Invalid {key!r}: nested more than {limits.maxJsonDepth} levels deep.",
+                    param=str(key),
+                    code="nesting_too_deep",
+                )
+        for name, limit in (("input", limits.maxInputItems), ("tools", limits.maxTools)):
+            items = body.get(name)
+            if isinstance(items, list) and len(items) > limit:
+                raise invalid_request(
+                    f"Invalid {name!r}: array too long. Expected at most {limit} items, "
+                    f"got {len(items)}.",
+                    param=name,
+                    code="array_above_max_length",
+                )
+    elif json_depth_exceeded(body, limits.maxJsonDepth):
+        raise invalid_request(
+            f"The request body is nested more than {limits.maxJsonDepth} levels deep.",
+            code="nesting_too_deep",
+        )
+
+
+class ModelSlots:
+    """A cap on model requests running at once; beyond it clients are told to retry."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.in_use = 0
+
+    @contextlib.contextmanager
+    def hold(self) -> Iterator[None]:
+        if self.in_use >= self.limit:
+            raise ApiError(
+                429,
+                f"Too many requests at once: at most {self.limit} model requests run in "
+                "parallel (limits.maxConcurrentRequests). Retry shortly.",
+                type="rate_limit_error",
+                code="too_many_concurrent_requests",
+                headers={"Retry-After": str(RETRY_AFTER_SECONDS)},
+            )
+        self.in_use += 1
+        try:
+            yield
+        finally:
+            self.in_use -= 1
+
+
+MODEL_SLOTS: web.AppKey[ModelSlots] = web.AppKey("model_slots", ModelSlots)
+
+
+@web.middleware
+async def concurrency_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """Each model request holds a slot until its answer (or stream) has ended."""
+    if request.method != "POST" or request.path not in MODEL_REQUEST_PATHS:
+        return await handler(request)
+    with request.app[MODEL_SLOTS].hold():
+        return await handler(request)
+
+
+async def _next_within(
+    parts: AsyncGenerator[list[ResponsePart], None], seconds: float
+) -> list[ResponsePart]:
+    if sys.version_info >= (3, 11):
+        # Cancels in place: no extra task per batch on the streaming hot path.
+        async with asyncio.timeout(seconds):
+            return await anext(parts)
+    return await asyncio.wait_for(anext(parts), seconds)  # pragma: no cover - Python 3.10
+
+
+class TimedBackend:
+    """A Backend whose chats end with an `editor_timeout` error instead of hanging when the
+    editor stops sending parts (idle timeout) or takes too long overall (total timeout)."""
+
+    def __init__(self, backend: Backend, limits: Limits) -> None:
+        self.inner = backend
+        self.idle = limits.idleTimeoutSeconds
+        self.total = limits.totalTimeoutSeconds
+
+    async def list_models(self) -> list[ModelInfo]:
+        return await self.inner.list_models()
+
+    async def count_tokens(self, model: str, text: str) -> int:
+        return await self.inner.count_tokens(model, text)
+
+    async def chat(self, request: ChatRequest) -> AsyncGenerator[list[ResponsePart], None]:
+        parts = self.inner.chat(request)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.total
+        try:
+            while True:
+                left = deadline - loop.time()
+                try:
+                    # On timeout the pending read is cancelled, which closes the editor
+                    # request (`$/cancelRequest`) before we report the failure.
+                    batch = await _next_within(parts, max(0.0, min(self.idle, left)))
+                except StopAsyncIteration:
+                    return
+                except asyncio.TimeoutError:
+                    if left <= self.idle:
+                        message = f"The model did not finish within {self.total:g} s."
+                    else:
+                        message = f"The editor sent nothing for {self.idle:g} s."
+                    raise EditorError("Timeout", message) from None
+                yield batch
+        finally:
+            await parts.aclose()

@@ -1,0 +1,211 @@
+"""Who may talk to the endpoint: bind address, Host and Origin checks, CORS, the API key.
+
+The endpoint spends the user's model quota, and any web page the user opens can send requests
+to 127.0.0.1. So by default only loopback is bound, a request whose Host header is not a
+loopback name is refused (a DNS-rebinding page sends its own domain as Host), and a request a
+browser marks as coming from a web page (`Origin`, `Sec-Fetch-Site`) is refused unless that
+origin was allowed by the user. No response ever carries `Access-Control-Allow-Origin: *`.
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import logging
+import re
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from aiohttp import web
+
+from bridge.errors import ApiError
+from bridge.settings import BridgeSettings
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+UNAUTHENTICATED_PATHS = frozenset({"/health"})
+CORS_METHODS = "GET, POST, OPTIONS"
+CORS_MAX_AGE = "600"
+
+
+class BindRefused(ValueError):
+    """The settings ask for a bind address that the security defaults do not allow."""
+
+
+def is_loopback_host(host: str) -> bool:
+    """True for an address that only this machine can reach (`localhost`, 127.0.0.0/8, ::1)."""
+    name = host.strip().strip("[]").lower()
+    if name == "localhost" or name.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False  # another host name: it may resolve to anything
+
+
+def check_bind(settings: BridgeSettings) -> None:
+    """Refuse a non-loopback bind unless remote access was asked for and a key is set."""
+    if is_loopback_host(settings.host):
+        return
+    if not settings.allowRemote:
+        raise BindRefused(
+            f"Refusing to listen on {settings.host!r}: other machines could use your models. "
+            "Bind a loopback address, or ask for remote access explicitly (--allow-remote, "
+            "initialization option allowRemote) and set an API key."
+        )
+    if not settings.apiKey:
+        raise BindRefused(
+            f"Refusing to listen on {settings.host!r} without an API key: set one "
+            "(--api-key or MAESTRO_BRIDGE_API_KEY, initialization option apiKey)."
+        )
+
+
+def _host_name(header: str) -> str:
+    """The name part of a Host header (`[::1]:8080` -> `::1`, `localhost:80` -> `localhost`)."""
+    header = header.strip().lower()
+    if header.startswith("["):
+        return header[1:].partition("]")[0]
+    if header.count(":") == 1:
+        return header.partition(":")[0]
+    return header
+
+
+class AccessPolicy:
+    """The decisions, kept apart from aiohttp so they read as plain rules."""
+
+    def __init__(self, settings: BridgeSettings) -> None:
+        extra = {name.strip().strip("[]").lower() for name in settings.allowedHosts}
+        self.any_host = "*" in extra
+        bound = settings.host.strip().strip("[]").lower()
+        wildcard_bind = bound in ("", "0.0.0.0", "::")
+        self.hosts = extra | ({bound} if not wildcard_bind else set())
+        self.origins = frozenset(origin.rstrip("/") for origin in settings.allowedOrigins)
+        self.api_key = settings.apiKey.encode() if settings.apiKey else None
+
+    def host_allowed(self, header: str | None) -> bool:
+        if self.any_host:
+            return True
+        if not header:
+            return False
+        name = _host_name(header)
+        return name in self.hosts or is_loopback_host(name)
+
+    def origin_allowed(self, origin: str | None, fetch_site: str | None) -> bool:
+        """A browser request from a web page carries Origin or a Sec-Fetch-Site other than
+        `none` (`none` = the user typed the URL); only allowlisted origins may call."""
+        from_page = origin is not None or (fetch_site is not None and fetch_site != "none")
+        if not from_page:
+            return True
+        return origin is not None and origin.rstrip("/") in self.origins
+
+    def key_accepted(self, request: web.Request) -> bool:
+        if self.api_key is None or request.path in UNAUTHENTICATED_PATHS:
+            return True
+        auth = request.headers.get("Authorization", "")
+        given = auth[7:] if auth[:7].lower() == "bearer " else request.headers.get("x-api-key", "")
+        # Constant time: the comparison must not reveal how much of a guess was right.
+        return hmac.compare_digest(given.strip().encode(), self.api_key)
+
+
+def _forbidden(message: str, code: str) -> ApiError:
+    return ApiError(403, message, type="permission_error", code=code)
+
+
+def _preflight(request: web.Request) -> web.Response:
+    headers = {
+        "Access-Control-Allow-Methods": CORS_METHODS,
+        "Access-Control-Max-Age": CORS_MAX_AGE,
+    }
+    asked = request.headers.get("Access-Control-Request-Headers")
+    if asked:
+        headers["Access-Control-Allow-Headers"] = asked
+    return web.Response(status=204, headers=headers)
+
+
+def access_middleware(policy: AccessPolicy) -> Any:
+    @web.middleware
+    async def check_access(request: web.Request, handler: Handler) -> web.StreamResponse:
+        if not policy.host_allowed(request.headers.get("Host")):
+            raise _forbidden(
+                "Blocking a request whose Host header is not a local name (DNS-rebinding "
+                "defence). Use 127.0.0.1 or localhost, or add the name to allowedHosts "
+                "(--allowed-host).",
+                "host_not_allowed",
+            )
+        origin = request.headers.get("Origin")
+        if not policy.origin_allowed(origin, request.headers.get("Sec-Fetch-Site")):
+            raise _forbidden(
+                "Blocking a request from a web page: browsers may not use this endpoint unless "
+                "their origin is in allowedOrigins (--allowed-origin).",
+                "origin_not_allowed",
+            )
+        if request.method == "OPTIONS" and origin is not None:
+            return _preflight(request)  # CORS preflights carry no key by design
+        if not policy.key_accepted(request):
+            raise ApiError(
+                401,
+                "Missing or wrong API key: send `Authorization: Bearer <key>` (or `x-api-key`) "
+                "with the key set in the editor.",
+                type="authentication_error",
+                code="invalid_api_key",
+            )
+        return await handler(request)
+
+    return check_access
+
+
+async def _cors_headers(request: web.Request, response: web.StreamResponse) -> None:
+    """Allowlisted origins get their own origin echoed (never `*`), on streams too."""
+    origin = request.headers.get("Origin")
+    response.headers.pop("Access-Control-Allow-Origin", None)
+    if origin is not None and origin.rstrip("/") in request.app[POLICY].origins:
+        response.headers["Access-Control-Allow-Origin"] = origin
+        response.headers["Vary"] = "Origin"
+
+
+POLICY: web.AppKey[AccessPolicy] = web.AppKey("access_policy", AccessPolicy)
+
+
+def install(app: web.Application, settings: BridgeSettings) -> None:
+    """Add the checks to an app; call after the error middleware so refusals are envelopes."""
+    policy = AccessPolicy(settings)
+    app[POLICY] = policy
+    app.middlewares.append(access_middleware(policy))
+    app.on_response_prepare.append(_cors_headers)
+
+
+# --------------------------------------------------------------------------- logging
+
+# `"apiKey": "..."` in JSON and `'apiKey': '...'` in a logged dict repr (pygls at DEBUG logs
+# whole messages, the editor's initialize options included).
+_KEY_FIELD = re.compile(r"""(["']?api_?key["']?\s*[:=]\s*["'])[^"']*(["'])""", re.IGNORECASE)
+_BEARER = re.compile(r"(bearer\s+)[^\s\"',]+", re.IGNORECASE)
+
+
+class RedactSecrets(logging.Filter):
+    """Blanks API keys out of every log record, whatever logs it and at whatever level."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.secrets: set[str] = set()
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        text = record.getMessage()
+        clean = _BEARER.sub(r"\1***", _KEY_FIELD.sub(r"\1***\2", text))
+        for secret in self.secrets:
+            clean = clean.replace(secret, "***")
+        if clean != text:
+            record.msg, record.args = clean, None
+        return True
+
+
+REDACTOR = RedactSecrets()
+
+
+def redact_logs(handlers: list[logging.Handler], secret: str | None = None) -> None:
+    """Install the redacting filter on these handlers (once), and remember a known secret."""
+    if secret:
+        REDACTOR.secrets.add(secret)
+    for handler in handlers:
+        if REDACTOR not in handler.filters:
+            handler.addFilter(REDACTOR)
