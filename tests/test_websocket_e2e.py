@@ -447,3 +447,27 @@ async def test_model_aliases_apply_over_websocket_and_to_compaction(
     async with http.post(f"{server.base_url}/responses/compact", json=body) as reply:
         assert reply.status == 200, await reply.text()
         assert (await reply.json())["object"] == "response.compaction"
+
+
+async def test_request_limits_apply_to_websocket_turns(
+    http: aiohttp.ClientSession, bridge_server_factory: StartServer
+) -> None:
+    slow = {
+        "match": "slow",
+        "reply": [{"type": "pause", "seconds": 3}, {"type": "text", "text": "ok"}],
+    }
+    server = bridge_server_factory("--max-concurrent", "1", script={"rules": [slow]})
+    async with http.ws_connect(ws_url(server)) as busy, http.ws_connect(ws_url(server)) as ws:
+        # One model request holds the only slot; a turn on another socket is told to retry.
+        await busy.send_str(
+            json.dumps({"type": "response.create", "model": "sim-echo", "input": "slow"})
+        )
+        assert (await receive(busy))["type"] == "response.created"
+        frame = {"type": "response.create", "model": "sim-echo", "input": "quick"}
+        await error(ws, frame, "too_many_concurrent_requests", status=429)
+        tools = [WEATHER_TOOL] * 600
+        await error(ws, {**frame, "tools": tools}, "array_above_max_length")
+        while (await receive(busy))["type"] not in TERMINAL:
+            pass
+        answer = await completed(ws, model="sim-echo", input="quick")
+        assert output_text(answer) == "You said: quick"
