@@ -81,14 +81,14 @@ async def create_response(request: web.Request) -> web.StreamResponse:
     return response
 
 
-async def health(request: web.Request) -> web.Response:
-    return web.json_response({"status": "ok"})
+async def models(request: web.Request) -> web.Response:
+    return web.json_response({"object": "list", "data": [{"id": "sim-bench", "object": "model"}]})
 
 
 def create_app() -> web.Application:
     app = web.Application()
     app.router.add_post("/v1/responses", create_response)
-    app.router.add_get("/health", health)
+    app.router.add_get("/v1/models", models)
     return app
 
 

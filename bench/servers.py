@@ -92,14 +92,15 @@ class Server:
 
 def _answers(url: str) -> bool:
     try:
-        with urllib.request.urlopen(f"{url}/health", timeout=1) as reply:
+        # `/v1/models` needs the editor's answer: the whole chain is up, not just the socket.
+        with urllib.request.urlopen(f"{url}/v1/models", timeout=1) as reply:
             return bool(reply.status == 200)
     except (OSError, urllib.error.URLError):
         return False
 
 
 def start(name: str) -> Server:
-    """Start a server on a free port; time from spawning it until `/health` answers."""
+    """Start a server on a free port; time from spawning it until `/v1/models` answers."""
     port = free_port()
     log = Path(tempfile.mkstemp(prefix=f"bench-{name}-", suffix=".log")[1])
     url = f"http://127.0.0.1:{port}"

@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-import sys
 from typing import Any, cast
 
 from pydantic import ValidationError
@@ -17,6 +16,7 @@ from pygls.protocol import JsonRPCProtocol, default_converter
 from bridge.backend import ChatRequest, EditorError, ResponsePart
 from headless_editor.script import Script
 from headless_editor.simulated_model import SimulatedModel
+from headless_editor.spawn import spawn_language_server
 from lsp import rpc
 
 log = logging.getLogger(__name__)
@@ -116,17 +116,15 @@ class HeadlessEditor:
 
     # -- lifecycle ---------------------------------------------------------------------------
 
-    async def start(self, options: dict[str, Any], command: list[str] | None = None) -> str:
-        """Spawn the server, initialize it, and wait until its HTTP endpoint listens."""
-        command = command or [sys.executable, "-m", "bridge.cli", "lsp"]
-        self.process = await asyncio.create_subprocess_exec(
-            *command,
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            env={**os.environ, "PYTHONUNBUFFERED": "1"},
-            # Its own process group: a terminal's Ctrl-C reaches only us, and we stop it politely.
-            start_new_session=True,
-        )
+    async def start(
+        self,
+        options: dict[str, Any],
+        command: list[str] | None = None,
+        process: asyncio.subprocess.Process | None = None,
+    ) -> str:
+        """Spawn the server (unless `process` was spawned already), initialize it, and wait
+        until its HTTP endpoint listens."""
+        self.process = process or await spawn_language_server(command)
         assert self.process.stdin is not None and self.process.stdout is not None
         protocol = self.protocol
         protocol.set_writer(rpc.PipeWriter(self.process.stdin.transport))

@@ -13,7 +13,6 @@ import os
 import sys
 
 from lsp import rpc
-from lsp.server import create_server
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +40,10 @@ def configure_logging() -> None:
 
 
 async def serve_stdio() -> None:
+    # Imported here: `maestro-bridge serve` imports this module for `configure_logging` only,
+    # and must not pay for aiohttp and the server it does not run (start-up time, memory).
+    from lsp.server import create_server
+
     loop = asyncio.get_running_loop()
     server = create_server()
     reader = asyncio.StreamReader(limit=1 << 20)
