@@ -95,7 +95,8 @@ def _check(ok: bool, what: str, errors: list[str]) -> None:
 
 async def _measure(server: servers.Server, sizes: Sizes, results: Results, step: str) -> list[str]:
     """One measurement on one server; the error messages of failed requests, if any."""
-    name, url, problems = server.name, server.url, []
+    name, url = server.name, server.url
+    problems: list[str] = []
     if step == "stream":
         cpu = server.cpu_seconds()
         [result] = await load.sequential(url, 1, sizes.stream_deltas)
@@ -112,13 +113,13 @@ async def _measure(server: servers.Server, sizes: Sizes, results: Results, step:
     elif step.startswith("concurrent"):
         streams = int(step.split("_")[1])
         wall, runs = await load.concurrent(url, streams, sizes.concurrent_deltas)
-        failed = [r for r in runs if not r.ok]
-        problems += [f"{name} {streams} streams: {r.error}" for r in failed[:3]]
+        broken = [r for r in runs if not r.ok]
+        problems += [f"{name} {streams} streams: {r.error}" for r in broken[:3]]
         totals = [r.total for r in runs if r.ok] or [0.0]
         _record(results, name, f"agg_dps_{streams}", sum(r.deltas for r in runs) / wall)
         _record(results, name, f"p50_{streams}", percentile(totals, 50) * 1000)
         _record(results, name, f"p99_{streams}", percentile(totals, 99) * 1000)
-        _record(results, name, f"errors_{streams}", len(failed))
+        _record(results, name, f"errors_{streams}", len(broken))
     elif step == "requests":
         _record(results, name, "rss_loaded", server.rss_bytes() / MB)
         failed = await load.many(url, sizes.requests)

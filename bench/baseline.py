@@ -55,7 +55,12 @@ def events(count: int) -> Iterator[dict[str, Any]]:
     part = {"type": "output_text", "text": "", "annotations": [], "logprobs": []}
     yield {"type": "response.created", "response": _response("in_progress", None)}
     yield {"type": "response.in_progress", "response": _response("in_progress", None)}
-    item = {"type": "message", "id": "msg_baseline", "status": "in_progress", "role": "assistant"}
+    item: dict[str, Any] = {
+        "type": "message",
+        "id": "msg_baseline",
+        "status": "in_progress",
+        "role": "assistant",
+    }
     yield {"type": "response.output_item.added", "output_index": 0, "item": {**item, "content": []}}
     yield {"type": "response.content_part.added", **ref, "part": part}
     for _ in range(count):

@@ -41,8 +41,9 @@ def requested_parts(request: ChatRequest) -> int:
 
 async def bench_reply(request: ChatRequest) -> AsyncIterator[ResponsePart]:
     count = requested_parts(request)
+    part = TextPart(value=_WORD)  # parts are never changed downstream: one serves for all
     for _ in range(count):
         await asyncio.sleep(0)  # a point where a cancelled request stops
-        yield TextPart(value=_WORD)
+        yield part
     usage = {"prompt_tokens": 1, "completion_tokens": count, "total_tokens": count + 1}
     yield DataPart(mimeType="usage", data=base64.b64encode(json.dumps(usage).encode()).decode())

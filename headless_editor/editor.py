@@ -13,7 +13,7 @@ from pygls.client import JsonRPCClient
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pygls.protocol import JsonRPCProtocol, default_converter
 
-from bridge.backend import ChatRequest, EditorError, ResponsePart
+from bridge.backend import ChatRequest, EditorError, ResponsePart, TextPart
 from headless_editor.script import Script
 from headless_editor.simulated_model import SimulatedModel
 from headless_editor.spawn import spawn_language_server
@@ -42,7 +42,11 @@ class PartSender:
         self._scheduled = False
 
     def add(self, part: ResponsePart) -> None:
-        self._buffer.append(part.model_dump(exclude_none=True))
+        # Text parts are nearly every part of a stream: their JSON needs no model_dump.
+        if type(part) is TextPart:
+            self._buffer.append({"type": "text", "value": part.value})
+        else:
+            self._buffer.append(part.model_dump(exclude_none=True))
         if not self._scheduled:
             self._scheduled = True
             asyncio.get_running_loop().call_soon(self.flush)
