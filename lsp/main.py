@@ -52,7 +52,7 @@ async def serve_stdio() -> None:
     server.protocol.set_writer(rpc.PipeWriter(transport))
     fast = {rpc.CHAT_PARTS: server.backend.on_chat_parts}
     try:
-        await rpc.read_messages(reader, server.protocol, fast)
+        await rpc.read_messages(reader, server.protocol, fast, server.backend.on_chat_parts_json)
     finally:
         # The editor is gone (or said exit): nobody may keep holding the port.
         server.backend.editor_gone()

@@ -120,6 +120,8 @@ class PipeWriter:
 
 
 FastHandlers = Mapping[str, Callable[[Any], None]]
+# Sees a message's raw JSON before it is parsed; True if it handled the message.
+RawHandler = Callable[[bytearray], bool]
 
 
 _HEADER_END = b"\r\n\r\n"
@@ -129,7 +131,10 @@ _PLAIN_HEADER = b"Content-Length: "
 
 
 async def read_messages(
-    reader: asyncio.StreamReader, protocol: Any, fast: FastHandlers | None = None
+    reader: asyncio.StreamReader,
+    protocol: Any,
+    fast: FastHandlers | None = None,
+    raw: RawHandler | None = None,
 ) -> None:
     """Read LSP-framed messages until EOF and dispatch each one; returns when the peer closes.
 
@@ -137,7 +142,10 @@ async def read_messages(
     in it: one await per read instead of two per message, which matters when the editor
     streams thousands of small `maestro/chatParts` notifications a second.
     """
-    fast = fast or {}
+
+    def dispatch(body: bytearray) -> None:
+        _dispatch(body, protocol, fast or {}, raw)
+
     buffer = bytearray()
     while True:
         try:
@@ -148,7 +156,7 @@ async def read_messages(
             return
         buffer += chunk
         try:
-            used = _dispatch_all(buffer, protocol, fast)
+            used = _dispatch_all(buffer, dispatch)
         except ValueError:
             log.error("Malformed message header from the peer; closing the connection")
             return
@@ -156,7 +164,7 @@ async def read_messages(
             del buffer[:used]
 
 
-def _dispatch_all(buffer: bytearray, protocol: Any, fast: FastHandlers) -> int:
+def _dispatch_all(buffer: bytearray, dispatch: Callable[[bytearray], None]) -> int:
     """Dispatch every whole message at the start of `buffer`; how many bytes they took."""
     position = 0
     while True:
@@ -169,12 +177,14 @@ def _dispatch_all(buffer: bytearray, protocol: Any, fast: FastHandlers) -> int:
         stop = start + _content_length(bytes(buffer[position:end]))
         if stop > len(buffer):
             return position  # the rest of this body is still on its way
-        _dispatch(buffer[start:stop], protocol, fast)
+        dispatch(buffer[start:stop])
         position = stop
 
 
-def _dispatch(body: bytearray, protocol: Any, fast: FastHandlers) -> None:
+def _dispatch(body: bytearray, protocol: Any, fast: FastHandlers, raw: RawHandler | None) -> None:
     try:
+        if raw is not None and raw(body):
+            return
         message = json.loads(body)
         method = message.get("method") if isinstance(message, dict) else None
         handler = fast.get(method) if method and "id" not in message else None
