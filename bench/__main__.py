@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bench import load, servers
+from bench.profile import Profiled
 
 NAMES = ("baseline", "bridge")
 MB = 1024 * 1024
@@ -134,7 +135,11 @@ STEPS = ["stream", "sequential", *(f"concurrent_{n}" for n in CONCURRENCY), "req
 
 
 def run_round(
-    sizes: Sizes, results: Results, order: tuple[str, ...], log: Callable[[str], None]
+    sizes: Sizes,
+    results: Results,
+    order: tuple[str, ...],
+    log: Callable[[str], None],
+    profile: Path | None = None,
 ) -> list[str]:
     problems: list[str] = []
     started: list[servers.Server] = []
@@ -149,7 +154,8 @@ def run_round(
         for step in STEPS:
             for server in started:
                 log(f"  {server.name}: {step}")
-                problems += asyncio.run(_measure(server, sizes, results, step))
+                with Profiled(server, profile, step):
+                    problems += asyncio.run(_measure(server, sizes, results, step))
     finally:
         for server in started:
             server.stop()
@@ -234,6 +240,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="tiny sizes, one round (CI smoke run)")
     parser.add_argument("--rounds", type=int, help="rounds (default 3, quick 1)")
     parser.add_argument("--markdown", metavar="FILE", help="also write the table to FILE")
+    parser.add_argument(
+        "--profile",
+        metavar="DIR",
+        type=Path,
+        help="write py-spy flame graphs of every server process and step (first round) to DIR",
+    )
     args = parser.parse_args(argv)
     sizes = QUICK if args.quick else FULL
     if args.rounds:
@@ -249,7 +261,7 @@ def main(argv: list[str] | None = None) -> int:
     for index in range(sizes.rounds):
         order = NAMES if index % 2 == 0 else NAMES[::-1]
         log(f"round {index + 1} of {sizes.rounds} ({' then '.join(order)})")
-        problems += run_round(sizes, results, order, log)
+        problems += run_round(sizes, results, order, log, args.profile if index == 0 else None)
     elapsed = time.perf_counter() - started
     command = "python -m bench" + (" --quick" if args.quick else "")
     if args.rounds:
