@@ -12,6 +12,7 @@ dispatch). Three things are replaced, for the reasons measured in pygls-notes.md
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import json
 import logging
 from collections.abc import Callable, Mapping
@@ -100,9 +101,31 @@ class RawMessagesMixin:
         body = self._encode(data).encode()
         self.writer.write(b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
 
+    def handle_message(self, message: Any) -> None:
+        """pygls 2.1's dispatch, minus its cost: pygls tells the kinds of message apart with
+        isinstance on runtime-checkable Protocols, ~70 us each on Python 3.11 and up to three
+        per message, most of the time spent on a reply from the editor. The same attribute
+        checks, done directly, cost a microsecond."""
+        if message.jsonrpc != "2.0" or getattr(self, "_shutdown", False):
+            super().handle_message(message)  # type: ignore[misc]  # its warnings and `exit`
+            return
+        context = contextvars.copy_context()
+        if _has(message, "id", "method", "params"):
+            context.run(self._handle_request, message.id, message.method, message.params)  # type: ignore[attr-defined]
+        elif _has(message, "method", "params"):
+            context.run(self._handle_notification, message.method, message.params)  # type: ignore[attr-defined]
+        elif _has(message, "id", "result"):
+            context.run(self._handle_response, message.id, message.result)  # type: ignore[attr-defined]
+        else:
+            context.run(self._handle_response, message.id, None, message.error)  # type: ignore[attr-defined]
+
     def notify_raw(self, method: str, params: dict[str, Any] | None = None) -> None:
         """Send a notification whose params are plain JSON, without building attrs objects."""
         self._send_data({"jsonrpc": "2.0", "method": method, "params": params})
+
+
+def _has(message: Any, *names: str) -> bool:
+    return all(hasattr(message, name) for name in names)
 
 
 class PipeWriter:
