@@ -50,7 +50,7 @@ class EditorBackend:
 
     # -- notifications from the editor -------------------------------------------------------
 
-    def on_chat_parts_json(self, body: bytearray) -> bool:
+    def on_chat_parts_json(self, body: bytes) -> bool:
         """The hot path: a `maestro/chatParts` notification as raw JSON, straight from the
         reader. pydantic parses and validates it in one pass, several times faster than
         json.loads and then validating the parts; anything unusual (or any other message)

@@ -20,8 +20,8 @@ def backend_with_stream(chat_id: str = "chat-1") -> tuple[EditorBackend, asyncio
     return backend, queue
 
 
-def body(message: dict[str, Any]) -> bytearray:
-    return bytearray(json.dumps(message).encode())
+def body(message: dict[str, Any]) -> bytes:
+    return json.dumps(message).encode()
 
 
 def notification(parts: list[Any], **extra: Any) -> dict[str, Any]:
