@@ -1,6 +1,6 @@
 """Spawning the language server, kept free of heavy imports.
 
-`maestro-bridge serve` calls this before it imports pygls and the simulated model, so the
+`maestro-bridge serve` calls this before it imports the editor and the simulated model, so the
 language server's own imports (lsprotocol, aiohttp: most of the start-up time) run on the
 other core at the same time as the editor's, instead of after them.
 """
