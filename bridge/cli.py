@@ -225,6 +225,10 @@ Press Ctrl-C to stop."""
 
 
 async def _run_headless(options: dict[str, Any], script: Any) -> int:
+    from headless_editor.spawn import spawn_language_server
+
+    # The language server first: its imports then overlap with the editor's (start-up time).
+    process = await spawn_language_server()
     from headless_editor.editor import EditorStartError, HeadlessEditor
 
     editor = HeadlessEditor(script=script)
@@ -234,7 +238,7 @@ async def _run_headless(options: dict[str, Any], script: Any) -> int:
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
     try:
-        url = await editor.start(options)
+        url = await editor.start(options, process=process)
     except (EditorStartError, asyncio.TimeoutError, OSError) as exc:
         print(f"maestro-bridge: could not start: {exc or 'timed out'}", file=sys.stderr)
         return 1

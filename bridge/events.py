@@ -149,7 +149,19 @@ class ResponseEventBuilder:
         if fresh:
             events.append(self._event("response.content_part.added", **ref, part=_text_part("")))
         open_.chunks.append(value)
-        events.append(self._event("response.output_text.delta", **ref, delta=value, logprobs=[]))
+        # Built in place, not through _event(**fields): this runs once per streamed delta.
+        events.append(
+            {
+                "type": "response.output_text.delta",
+                "sequence_number": self._seq,
+                "item_id": ref["item_id"],
+                "output_index": ref["output_index"],
+                "content_index": 0,
+                "delta": value,
+                "logprobs": [],
+            }
+        )
+        self._seq += 1
 
     def _thinking(self, value: str, events: list[Event]) -> None:
         if not value:

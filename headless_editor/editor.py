@@ -6,17 +6,15 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-import sys
-from typing import Any, cast
+from typing import Any
 
 from pydantic import ValidationError
-from pygls.client import JsonRPCClient
-from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
-from pygls.protocol import JsonRPCProtocol, default_converter
 
-from bridge.backend import ChatRequest, EditorError, ResponsePart
+from bridge.backend import ChatRequest, EditorError, ResponsePart, TextPart
+from headless_editor.jsonrpc import INVALID_PARAMS, EditorConnection, RpcError
 from headless_editor.script import Script
 from headless_editor.simulated_model import SimulatedModel
+from headless_editor.spawn import spawn_language_server
 from lsp import rpc
 
 log = logging.getLogger(__name__)
@@ -28,21 +26,21 @@ class EditorStartError(RuntimeError):
     """The language server could not be started or could not bind its port."""
 
 
-class EditorProtocol(rpc.RawMessagesMixin, JsonRPCProtocol):
-    pass
-
-
 class PartSender:
     """Sends a chat's parts, several per notification when they queue up within a loop turn."""
 
-    def __init__(self, protocol: EditorProtocol, chat_id: str) -> None:
+    def __init__(self, protocol: EditorConnection, chat_id: str) -> None:
         self._protocol = protocol
         self._chat_id = chat_id
         self._buffer: list[dict[str, Any]] = []
         self._scheduled = False
 
     def add(self, part: ResponsePart) -> None:
-        self._buffer.append(part.model_dump(exclude_none=True))
+        # Text parts are nearly every part of a stream: their JSON needs no model_dump.
+        if type(part) is TextPart:
+            self._buffer.append({"type": "text", "value": part.value})
+        else:
+            self._buffer.append(part.model_dump(exclude_none=True))
         if not self._scheduled:
             self._scheduled = True
             asyncio.get_running_loop().call_soon(self.flush)
@@ -58,10 +56,7 @@ class HeadlessEditor:
     def __init__(self, model: SimulatedModel | None = None, script: Script | None = None) -> None:
         self.model = model or SimulatedModel()
         self.script = script
-        self.client = JsonRPCClient(
-            protocol_cls=EditorProtocol, converter_factory=default_converter
-        )
-        self.protocol = cast(EditorProtocol, self.client.protocol)
+        self.protocol = EditorConnection()
         self.process: asyncio.subprocess.Process | None = None
         self.url: str | None = None
         self._ready: asyncio.Future[dict[str, Any]] | None = None
@@ -71,7 +66,7 @@ class HeadlessEditor:
     # -- what the language server asks of the editor -----------------------------------------
 
     def _register_handlers(self) -> None:
-        client = self.client
+        client = self.protocol
 
         @client.feature(rpc.MODELS)
         def models(params: Any) -> dict[str, Any]:
@@ -99,41 +94,34 @@ class HeadlessEditor:
         try:
             request = ChatRequest.model_validate(params)
         except ValidationError as exc:
-            raise JsonRpcInvalidParams(f"Malformed chat request: {exc}") from None
+            raise RpcError(INVALID_PARAMS, f"Malformed chat request: {exc}") from None
         sender = PartSender(self.protocol, str(params.get("chatId")))
         try:
             async for part in self.model.respond(request, self.script):
                 sender.add(part)
         except EditorError as exc:
             sender.flush()
-            raise JsonRpcException(
-                code=rpc.EDITOR_ERROR_CODES.get(exc.code, -32000),
-                message=exc.message,
-                data={"code": exc.code},
+            raise RpcError(
+                rpc.EDITOR_ERROR_CODES.get(exc.code, -32000), exc.message, {"code": exc.code}
             ) from None
         sender.flush()  # every part goes out before the reply that ends the chat
         return {}
 
     # -- lifecycle ---------------------------------------------------------------------------
 
-    async def start(self, options: dict[str, Any], command: list[str] | None = None) -> str:
-        """Spawn the server, initialize it, and wait until its HTTP endpoint listens."""
-        command = command or [sys.executable, "-m", "bridge.cli", "lsp"]
-        self.process = await asyncio.create_subprocess_exec(
-            *command,
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            env={**os.environ, "PYTHONUNBUFFERED": "1"},
-            # Its own process group: a terminal's Ctrl-C reaches only us, and we stop it politely.
-            start_new_session=True,
-        )
+    async def start(
+        self,
+        options: dict[str, Any],
+        command: list[str] | None = None,
+        process: asyncio.subprocess.Process | None = None,
+    ) -> str:
+        """Spawn the server (unless `process` was spawned already), initialize it, and wait
+        until its HTTP endpoint listens."""
+        self.process = process or await spawn_language_server(command)
         assert self.process.stdin is not None and self.process.stdout is not None
         protocol = self.protocol
         protocol.set_writer(rpc.PipeWriter(self.process.stdin.transport))
-        fast = {rpc.CANCEL_REQUEST: lambda p: protocol._handle_cancel_notification(p.get("id"))}
-        self._reader_task = asyncio.create_task(
-            rpc.read_messages(self.process.stdout, protocol, fast)
-        )
+        self._reader_task = asyncio.create_task(rpc.read_messages(self.process.stdout, protocol))
         self._reader_task.add_done_callback(lambda _: self._fail_pending())
         self._ready = asyncio.get_running_loop().create_future()
         init = {
@@ -146,7 +134,7 @@ class HeadlessEditor:
             await asyncio.wait_for(protocol.send_request_async("initialize", init), STARTUP_TIMEOUT)
             protocol.notify_raw("initialized", {})
             ready = await asyncio.wait_for(self._waiting_for_ready(), STARTUP_TIMEOUT)
-        except JsonRpcException as exc:
+        except RpcError as exc:
             await self.stop()
             raise EditorStartError(f"The language server refused to start: {exc.message}") from None
         except (asyncio.TimeoutError, EditorStartError):
@@ -157,13 +145,7 @@ class HeadlessEditor:
 
     def _fail_pending(self) -> None:
         """The server's pipe closed: nothing we asked will be answered any more."""
-        pending = list(self.protocol._request_futures.values())
-        self.protocol._request_futures.clear()
-        for future in pending:
-            if isinstance(future, asyncio.Future):
-                future.cancel()  # a chat we were answering: nobody listens any more
-            elif not future.done():
-                future.set_exception(ConnectionError("the language server closed its pipe"))
+        self.protocol.fail_pending(ConnectionError("the language server closed its pipe"))
 
     async def _waiting_for_ready(self) -> dict[str, Any]:
         assert self._ready is not None and self._reader_task is not None
@@ -187,7 +169,7 @@ class HeadlessEditor:
         try:
             await asyncio.wait_for(protocol.send_request_async("shutdown", None), timeout / 2)
             protocol.notify_raw("exit", None)
-        except (asyncio.TimeoutError, JsonRpcException, ConnectionError):
+        except (asyncio.TimeoutError, RpcError, ConnectionError):
             log.warning("The language server did not shut down politely")
         if process.stdin is not None:
             process.stdin.close()

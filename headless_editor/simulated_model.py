@@ -26,6 +26,7 @@ from bridge.backend import (
     ToolCallPart,
     ToolResultPart,
 )
+from headless_editor.bench_model import BENCH_MODEL, bench_reply
 from headless_editor.script import Pause, Reply, Script, last_part, part_text, tool_result_text
 from headless_editor.tokens import (
     count_message_tokens,
@@ -52,6 +53,7 @@ MODELS: list[ModelInfo] = [
         version="1",
         maxInputTokens=128000,
     ),
+    BENCH_MODEL,
 ]
 _THINKING_MODELS = {"sim-reasoning"}
 _CHUNK_TOKENS = 2  # tokens per streamed text part: a word or two
@@ -80,6 +82,10 @@ class SimulatedModel:
         if request.model not in {model.id for model in MODELS}:
             known = ", ".join(model.id for model in MODELS)
             raise EditorError("NotFound", f"no model {request.model!r}; the models are {known}")
+        if request.model == BENCH_MODEL.id:
+            async for bench_part in bench_reply(request):
+                yield bench_part
+            return
         matched = rules.match(request.messages) if rules is not None else None
         reply: Reply = list(_default_reply(request)) if matched is None else matched.reply
         limit = _max_output_tokens(request.modelOptions)

@@ -6,9 +6,9 @@ import asyncio
 import itertools
 import logging
 from collections.abc import AsyncGenerator
-from typing import Any
+from typing import Any, Literal
 
-from pydantic import ValidationError
+from pydantic import BaseModel, TypeAdapter, ValidationError
 from pygls.exceptions import JsonRpcException
 
 from bridge.backend import (
@@ -50,11 +50,27 @@ class EditorBackend:
 
     # -- notifications from the editor -------------------------------------------------------
 
+    def on_chat_parts_json(self, body: bytes) -> bool:
+        """The hot path: a `maestro/chatParts` notification as raw JSON, straight from the
+        reader. pydantic parses and validates it in one pass, several times faster than
+        json.loads and then validating the parts; anything unusual (or any other message)
+        returns False and takes the general path."""
+        if body.find(_CHAT_PARTS_METHOD, 0, 128) < 0:
+            return False
+        try:
+            message = _CHAT_PARTS_MESSAGE.validate_json(body)
+        except ValidationError:
+            return False
+        queue = self._streams.get(message.params.chatId)
+        if queue is not None:
+            queue.put_nowait(message.params.parts)
+        return True
+
     def on_chat_parts(self, params: Any) -> None:
-        """The hot path: one call per `maestro/chatParts`, straight from the reader."""
+        """`maestro/chatParts` that the fast path declined: parts checked one by one."""
         queue = self._streams.get(str(params.get("chatId"))) if isinstance(params, dict) else None
         if queue is not None:
-            queue.put_nowait(params.get("parts") or [])
+            queue.put_nowait(_parse_parts(params.get("parts") or []))
 
     def forget_models(self) -> None:
         self._models = None
@@ -144,9 +160,8 @@ class EditorBackend:
                 if batch is _END:
                     finished = True
                     break
-                parts = _parse_parts(batch)
-                if parts:
-                    yield parts
+                if batch:
+                    yield batch
             if not future.done():
                 raise EditorError("Unavailable", "The editor closed the connection mid-answer.")
             if future.exception() is not None:
@@ -170,6 +185,24 @@ class EditorBackend:
         future.cancel()
         if not self._gone:
             self._protocol.notify_raw(rpc.CANCEL_REQUEST, {"id": chat_id})
+
+
+class _ChatPartsParams(BaseModel):
+    chatId: str
+    parts: list[ResponsePart]
+
+
+class _ChatPartsMessage(BaseModel):
+    """A well-formed `maestro/chatParts` notification (no `id`: a notification)."""
+
+    jsonrpc: Literal["2.0"]
+    method: Literal["maestro/chatParts"]
+    params: _ChatPartsParams
+    id: None = None
+
+
+_CHAT_PARTS_MESSAGE = TypeAdapter(_ChatPartsMessage)
+_CHAT_PARTS_METHOD = b'"' + rpc.CHAT_PARTS.encode() + b'"'
 
 
 def _parse_parts(raw: Any) -> list[ResponsePart]:

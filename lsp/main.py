@@ -16,7 +16,6 @@ from collections.abc import Callable
 
 from bridge.security import redact_logs
 from lsp import rpc
-from lsp.server import create_server
 
 log = logging.getLogger(__name__)
 
@@ -56,6 +55,10 @@ class _EditorPipe(asyncio.Protocol):
 
 
 async def serve_stdio() -> None:
+    # Imported here: `maestro-bridge serve` imports this module for `configure_logging` only,
+    # and must not pay for aiohttp and the server it does not run (start-up time, memory).
+    from lsp.server import create_server
+
     loop = asyncio.get_running_loop()
     server = create_server()
     reader = asyncio.StreamReader(limit=1 << 20)
@@ -66,7 +69,7 @@ async def serve_stdio() -> None:
     server.protocol.set_writer(rpc.PipeWriter(transport))
     fast = {rpc.CHAT_PARTS: server.backend.on_chat_parts}
     try:
-        await rpc.read_messages(reader, server.protocol, fast)
+        await rpc.read_messages(reader, server.protocol, fast, server.backend.on_chat_parts_json)
     finally:
         # The editor is gone (or said exit): nobody may keep holding the port.
         server.backend.editor_gone()

@@ -1,0 +1,1 @@
+"""Benchmarks: the bridge end to end against a bare aiohttp SSE writer (`python -m bench`)."""
