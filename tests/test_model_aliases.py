@@ -255,6 +255,7 @@ async def test_served_aliases(
     assert [(m["id"], m.get("alias_for")) for m in listing["data"]] == [
         ("sim-echo", None),
         ("sim-reasoning", None),
+        ("sim-bench", None),
         ("gpt-5.5", "sim-echo"),
         ("o-think", "sim-reasoning"),
     ]
