@@ -2,7 +2,7 @@
 // vscode-languageclient, and wires the protocol's methods to the vscode.lm endpoint.
 
 import * as vscode from 'vscode';
-import { LanguageClient, RevealOutputChannelOn, State, TransportKind, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
+import { LanguageClient, RevealOutputChannelOn, State, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
 import { LmEndpoint } from './lm';
 import { serverLogLevel, type Logger } from './logging';
 import { Methods, PROTOCOL_VERSION, type InitializationOptions, type ServerFailedParams, type ServerReadyParams } from './protocol';
@@ -25,7 +25,7 @@ export class BridgeServer implements vscode.Disposable {
     const serverOptions: ServerOptions = {
       command: python,
       args: ['-m', 'bridge.cli', 'lsp'],
-      transport: TransportKind.stdio,
+      // No `transport`: TransportKind.stdio would append `--stdio`, which `lsp` does not take.
       options: {
         env: { ...process.env, PYTHONUNBUFFERED: '1', MAESTRO_BRIDGE_LOG_LEVEL: serverLogLevel(settings.logLevel) },
       },

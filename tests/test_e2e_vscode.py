@@ -1,0 +1,201 @@
+"""End to end through a real VS Code extension host (code-server, headless): the openai SDK
+talks to the bridge that the Maestro Bridge extension (the VSIX built from editor-client/)
+started, and the extension answers with vscode.lm, where a second test extension
+(editor-client/test-fixtures/scripted-model) provides a scripted chat model.
+
+    openai SDK -> bridge (HTTP) -> lsp (stdio) -> extension -> vscode.lm -> scripted provider
+
+The scripted provider is the test double here (a real Copilot cannot run in CI); everything
+between the SDK and vscode.lm is the real thing. See vscode_host.py for the harness.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import openai
+import pytest
+from openai import OpenAI
+from openai.types.responses import FunctionToolParam, ResponseInputParam
+from spec_validation import validate_response, validate_stream
+from vscode_host import VSCodeHost, find_tools, start_host, stop_host
+
+pytestmark = pytest.mark.timeout(600)
+
+MODEL = "scripted-model"
+WEATHER_TOOL: FunctionToolParam = {
+    "type": "function",
+    "name": "get_weather",
+    "description": "The current weather in a city.",
+    "parameters": {
+        "type": "object",
+        "properties": {"city": {"type": "string"}},
+        "required": ["city"],
+        "additionalProperties": False,
+    },
+    "strict": True,
+}
+
+
+@pytest.fixture(scope="module")
+def vscode(tmp_path_factory: pytest.TempPathFactory) -> Iterator[VSCodeHost]:
+    tools = find_tools()
+    host = start_host(tools, tmp_path_factory.mktemp("vscode"))
+    try:
+        yield host
+    finally:
+        left = stop_host(host)
+    assert not left, f"language servers outlived VS Code: {left}\n{host.diagnostics()}"
+
+
+@pytest.fixture
+def client(vscode: VSCodeHost) -> Iterator[OpenAI]:
+    with OpenAI(base_url=vscode.base_url, api_key="unused", max_retries=0, timeout=60) as sdk:
+        yield sdk
+
+
+def as_json(model: Any) -> dict[str, Any]:
+    data: dict[str, Any] = model.model_dump(mode="json", exclude_unset=True, warnings=False)
+    return data
+
+
+def last_request(vscode: VSCodeHost) -> dict[str, Any]:
+    requests = vscode.records("request")
+    assert requests, vscode.diagnostics()
+    return requests[-1]
+
+
+def test_the_extension_started_the_bridge(vscode: VSCodeHost) -> None:
+    assert vscode.base_url.startswith("http://127.0.0.1:")
+    assert vscode.base_url.endswith("/v1")
+    assert len(vscode.lsp_pids()) == 1, vscode.diagnostics()
+
+
+def test_models_lists_the_provider_model(client: OpenAI) -> None:
+    models = {m.id: m for m in client.models.list()}
+    assert MODEL in models, list(models)
+    listed = as_json(models[MODEL])
+    assert listed["owned_by"] == "maestro-test"
+    assert listed["max_input_tokens"] == 100000
+
+
+def test_streams_text_from_the_provider(client: OpenAI, vscode: VSCodeHost) -> None:
+    with client.responses.stream(model=MODEL, input="Hello from the SDK") as stream:
+        events = [as_json(e) for e in stream]
+        final = stream.get_final_response()
+    validate_stream(events)
+    deltas = [e["delta"] for e in events if e["type"] == "response.output_text.delta"]
+    assert "".join(deltas) == "You said: Hello from the SDK"
+    assert len(deltas) > 1  # streamed, not one lump
+    assert final.output_text == "You said: Hello from the SDK"
+    # The provider's `usage` data part came through the extension as the response's usage.
+    assert final.usage is not None
+    assert (final.usage.input_tokens, final.usage.output_tokens) == (11, 7)
+    request = last_request(vscode)
+    assert request["model"] == MODEL
+    assert request["messages"][-1] == {
+        "role": "user",
+        "content": [{"type": "text", "value": "Hello from the SDK"}],
+    }
+
+
+def test_function_tool_round_trip(client: OpenAI, vscode: VSCodeHost) -> None:
+    question = "What is the weather in Paris?"
+    first = client.responses.create(model=MODEL, input=question, tools=[WEATHER_TOOL])
+    validate_response(as_json(first))
+    calls = [item for item in first.output if item.type == "function_call"]
+    assert len(calls) == 1, first.output
+    call = calls[0]
+    assert (call.name, json.loads(call.arguments), call.call_id) == (
+        "get_weather",
+        {"city": "Paris"},
+        "call_w1",
+    )
+    # The tool's JSON schema reached the provider intact.
+    tools = last_request(vscode)["tools"]
+    assert tools == [{"name": "get_weather", "inputSchema": WEATHER_TOOL["parameters"]}]
+    # No usage part from the provider: the bridge counted tokens with countTokens.
+    assert first.usage is not None and first.usage.input_tokens > 0
+
+    history: ResponseInputParam = [
+        {"role": "user", "content": question},
+        {
+            "type": "function_call",
+            "call_id": call.call_id,
+            "name": call.name,
+            "arguments": call.arguments,
+        },
+        {"type": "function_call_output", "call_id": call.call_id, "output": "sunny, 21 C"},
+    ]
+    second = client.responses.create(model=MODEL, input=history, tools=[WEATHER_TOOL])
+    validate_response(as_json(second))
+    assert second.output_text == "get_weather returned: sunny, 21 C"
+    messages = last_request(vscode)["messages"]
+    assert messages[-2:] == [
+        {
+            "role": "assistant",
+            "content": [
+                {
+                    "type": "toolCall",
+                    "callId": "call_w1",
+                    "name": "get_weather",
+                    "input": {"city": "Paris"},
+                },
+            ],
+        },
+        {
+            "role": "user",
+            "content": [
+                {
+                    "type": "toolResult",
+                    "callId": "call_w1",
+                    "content": [{"type": "text", "value": "sunny, 21 C"}],
+                },
+            ],
+        },
+    ]
+
+
+def test_unknown_model_is_404(client: OpenAI) -> None:
+    with pytest.raises(openai.NotFoundError) as caught:
+        client.responses.create(model="no-such-model", input="hi")
+    assert caught.value.status_code == 404
+    body = caught.value.body
+    assert isinstance(body, dict) and body.get("code") == "model_not_found", body
+
+
+def test_provider_errors_keep_their_code(client: OpenAI) -> None:
+    # LanguageModelError.NotFound thrown by the provider reaches the client as a 404 ...
+    with pytest.raises(openai.NotFoundError):
+        client.responses.create(model=MODEL, input="[notfound]")
+    # ... and Blocked as a 429.
+    with pytest.raises(openai.RateLimitError) as caught:
+        client.responses.create(model=MODEL, input="[blocked]")
+    assert caught.value.status_code == 429
+
+
+def test_client_disconnect_cancels_the_provider(client: OpenAI, vscode: VSCodeHost) -> None:
+    before = len(vscode.records("cancelled"))
+    with client.responses.stream(model=MODEL, input="[slow] keep talking") as stream:
+        for event in stream:
+            if event.type == "response.output_text.delta":
+                break  # the model is streaming: now go away
+    # Closing the stream dropped the connection: the provider's token must be cancelled.
+    vscode.wait_for(
+        lambda: len(vscode.records("cancelled")) > before, 30, "the provider's cancellation"
+    )
+    assert not vscode.records("slow-timeout")
+    # And the bridge still serves.
+    assert client.responses.create(model=MODEL, input="still there?").output_text == (
+        "You said: still there?"
+    )
+
+
+def test_fixture_files_exist() -> None:
+    # The harness packages these; a missing file would only show up as a startup timeout.
+    root = Path(__file__).resolve().parents[1] / "editor-client" / "test-fixtures"
+    assert (root / "scripted-model" / "package.json").is_file()
+    assert (root / "scripted-model" / "extension.js").is_file()

@@ -1,0 +1,34 @@
+// Opens code-server's workbench in headless Chromium, which is what starts VS Code's extension
+// host, and keeps it open until this process gets SIGTERM. Prints the extension host's console.
+// usage: node drive.js URL      (NODE_PATH must reach playwright-core; $CHROMIUM is the browser)
+const { chromium } = require('playwright-core');
+
+const [url] = process.argv.slice(2);
+let browser;
+
+async function main() {
+  browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking',
+      '--disable-component-update', '--no-first-run'],
+  });
+  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  page.on('console', (m) => {
+    const text = m.text();
+    if (/Extension Host|maestro|Maestro/.test(text)) console.log('[workbench]', text.replace(/%c|color:\s*\w*;?/g, '').trim());
+  });
+  await page.goto(url, { waitUntil: 'domcontentloaded' });
+  console.log('[drive] workbench loaded');
+  if (process.env.SCREENSHOT) {
+    setTimeout(() => void page.screenshot({ path: process.env.SCREENSHOT }).catch(() => undefined), 15000);
+  }
+}
+
+process.on('SIGTERM', () => {
+  void (browser ? browser.close() : Promise.resolve()).finally(() => process.exit(0));
+});
+main().catch((err) => {
+  console.error('[drive] failed:', err);
+  process.exit(2);
+});
