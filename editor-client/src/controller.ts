@@ -89,7 +89,10 @@ export class Controller implements vscode.Disposable {
         this.setState({ kind: 'ready', url: p.url, inFlight: 0 });
       },
       failed: (message) => {
+        // The client restarts a crashed server a few times: one notification is enough.
+        const repeated = this.current.kind === 'error' && this.current.message === message;
         this.fail(message);
+        if (repeated) return;
         void vscode.window.showErrorMessage(`Maestro Bridge: ${message}`, 'Show Logs').then((pick) => {
           if (pick) this.log.channel.show();
         });

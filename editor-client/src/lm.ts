@@ -51,6 +51,7 @@ function rpcError(err: unknown): ResponseError<unknown> {
 
 export class LmEndpoint implements vscode.Disposable {
   private inFlight = 0;
+  private readonly toldAccessMissing = new Set<string>();
   private readonly changes = new vscode.EventEmitter<number>();
   /** Fires with the number of chats in flight whenever it changes. */
   readonly onDidChangeInFlight = this.changes.event;
@@ -136,7 +137,9 @@ export class LmEndpoint implements vscode.Disposable {
       await batcher.flush();
       if (source.token.isCancellationRequested) throw cancelled();
       const e = rpcError(err);
-      this.log.warn(`${chatId}: the model failed (${String((e.data as { code: string }).code)}): ${e.message}`);
+      const code = String((e.data as { code: string }).code);
+      this.log.warn(`${chatId}: the model failed (${code}): ${e.message}`);
+      if (code === 'NoPermissions') this.tellAccessMissing(model);
       throw e;
     } finally {
       this.setInFlight(-1);
@@ -147,6 +150,18 @@ export class LmEndpoint implements vscode.Disposable {
     if (wasCancelled) throw cancelled();
     this.log.debug(`${chatId}: done`);
     return {};
+  }
+
+  /** Once per model: the user has not allowed us to use it, and how to allow it. */
+  private tellAccessMissing(model: vscode.LanguageModelChat): void {
+    if (this.toldAccessMissing.has(model.id)) return;
+    this.toldAccessMissing.add(model.id);
+    const authorize = 'Authorize Model Access';
+    void vscode.window
+      .showWarningMessage(`Maestro Bridge may not use ${model.name}: requests for it get 403 until you allow it.`, authorize)
+      .then((pick) => {
+        if (pick === authorize) void vscode.commands.executeCommand('maestroBridge.authorizeModelAccess');
+      });
   }
 
   private setInFlight(delta: number): void {
