@@ -18,6 +18,7 @@ from typing import Any
 
 import openai
 import pytest
+from conftest import is_running
 from openai import OpenAI
 from openai.types.responses import FunctionToolParam, ResponseInputParam
 from spec_validation import validate_response, validate_stream
@@ -192,6 +193,41 @@ def test_client_disconnect_cancels_the_provider(client: OpenAI, vscode: VSCodeHo
     assert client.responses.create(model=MODEL, input="still there?").output_text == (
         "You said: still there?"
     )
+
+
+def test_settings_change_restarts_the_bridge(vscode: VSCodeHost) -> None:
+    # Runs last: it leaves the bridge on a new port with an API key.
+    [old_pid] = vscode.lsp_pids()
+    seen = len(vscode.records("bridge-state"))
+
+    def states_since() -> list[dict[str, Any]]:
+        return [e["state"] for e in vscode.records("bridge-state")[seen:]]
+
+    vscode.update_settings({"maestroBridge.enable": False})
+    vscode.wait_for(
+        lambda: any(s["kind"] == "stopped" for s in states_since()), 60, "the bridge to stop"
+    )
+    # Stopped politely (LSP shutdown and exit), not left behind.
+    vscode.wait_for(lambda: not is_running(old_pid), 15, "the language server to exit")
+    assert vscode.lsp_pids() == []
+
+    seen = len(vscode.records("bridge-state"))
+    key = "e2e-secret-key"
+    vscode.update_settings({"maestroBridge.apiKey": key, "maestroBridge.enable": True})
+    ready = vscode.wait_for(
+        lambda: [s for s in states_since() if s["kind"] == "ready"], 60, "the bridge to restart"
+    )
+    url = ready[-1]["url"]
+    [new_pid] = vscode.lsp_pids()
+    assert new_pid != old_pid
+    # The new settings reached the server: the API key is now required.
+    with (
+        OpenAI(base_url=url, api_key="wrong", max_retries=0, timeout=60) as sdk,
+        pytest.raises(openai.AuthenticationError),
+    ):
+        sdk.models.list()
+    with OpenAI(base_url=url, api_key=key, max_retries=0, timeout=60) as sdk:
+        assert MODEL in {m.id for m in sdk.models.list()}
 
 
 def test_fixture_files_exist() -> None:

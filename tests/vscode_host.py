@@ -117,6 +117,31 @@ class VSCodeHost:
     driver: subprocess.Popen[bytes] | None = None
     base_url: str = ""
     logs: dict[str, Path] = field(default_factory=dict)
+    settings_path: Path = Path()
+    control_path: Path = Path()
+    control_id: int = 0
+
+    def write_settings(self, settings: dict[str, Any]) -> None:
+        """The user settings VS Code starts with."""
+        self.settings_path.write_text(json.dumps(settings, indent=2), encoding="utf-8")
+
+    def update_settings(self, settings: dict[str, Any], timeout: float = 60) -> None:
+        """Changes user settings in the running VS Code, through its configuration API (the
+        scripted-model extension applies what we write to the control file)."""
+        self.control_id += 1
+        tmp = self.control_path.with_suffix(".tmp")
+        tmp.write_text(json.dumps({"id": self.control_id, "settings": settings}), encoding="utf-8")
+        tmp.replace(self.control_path)
+
+        def applied() -> bool:
+            for entry in self.records():
+                if entry.get("id") == self.control_id and entry["event"] == "settings-failed":
+                    raise AssertionError(f"VS Code refused the settings: {entry}")
+                if entry.get("id") == self.control_id and entry["event"] == "settings-applied":
+                    return True
+            return False
+
+        self.wait_for(applied, timeout, f"VS Code to apply {settings}")
 
     def records(self, event: str | None = None) -> list[dict[str, Any]]:
         """What the scripted-model extension recorded, oldest first."""
@@ -170,22 +195,21 @@ def start_host(tools: Tools, root: Path) -> VSCodeHost:
     user_data, extensions, workspace = root / "user-data", root / "extensions", root / "workspace"
     for d in (user_data / "User", extensions, workspace):
         d.mkdir(parents=True)
-    (user_data / "User" / "settings.json").write_text(
-        json.dumps(
-            {
-                "workbench.startupEditor": "none",
-                "security.workspace.trust.enabled": False,
-                "telemetry.telemetryLevel": "off",
-                "extensions.autoUpdate": False,
-                "extensions.autoCheckUpdates": False,
-                "update.mode": "none",
-                # The interpreter running these tests has this checkout installed.
-                "maestroBridge.pythonPath": sys.executable,
-                "maestroBridge.port": 0,
-                "maestroBridge.logLevel": "debug",
-            }
-        ),
-        encoding="utf-8",
+    host.settings_path = user_data / "User" / "settings.json"
+    host.control_path = root / "control.json"
+    host.write_settings(
+        {
+            "workbench.startupEditor": "none",
+            "security.workspace.trust.enabled": False,
+            "telemetry.telemetryLevel": "off",
+            "extensions.autoUpdate": False,
+            "extensions.autoCheckUpdates": False,
+            "update.mode": "none",
+            # The interpreter running these tests has this checkout installed.
+            "maestroBridge.pythonPath": sys.executable,
+            "maestroBridge.port": 0,
+            "maestroBridge.logLevel": "debug",
+        }
     )
     port = free_port()
     config = root / "code-server.yaml"
@@ -197,6 +221,7 @@ def start_host(tools: Tools, root: Path) -> VSCodeHost:
         "XDG_DATA_HOME": str(root / "xdg" / "data"),
         "XDG_CACHE_HOME": str(root / "xdg" / "cache"),
         "MAESTRO_E2E_RECORD": str(host.record_path),
+        "MAESTRO_E2E_CONTROL": str(host.control_path),
     }
     host.logs = {"setup": root / "setup.log", "code-server": root / "code-server.log"}
     fixture_vsix = root / "scripted-model.vsix"

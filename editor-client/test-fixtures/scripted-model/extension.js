@@ -8,7 +8,8 @@
 //   text with "weather" + tools -> "Let me check." and a call of the first tool with {city: "Paris"}
 //   anything else               -> "You said: <text>" in small parts, then a `usage` data part
 // Every request, every cancellation and every state of the Maestro Bridge extension is
-// appended as one JSON line to $MAESTRO_E2E_RECORD.
+// appended as one JSON line to $MAESTRO_E2E_RECORD; settings written to $MAESTRO_E2E_CONTROL
+// are applied through the configuration API.
 const fs = require('fs');
 const vscode = require('vscode');
 
@@ -82,6 +83,24 @@ exports.activate = (context) => {
       provideTokenCount: async (_model, text) => Math.ceil((typeof text === 'string' ? text : JSON.stringify(text)).length / 4),
     }),
   );
+  // Settings changes requested by the test: it writes {id, settings} to $MAESTRO_E2E_CONTROL,
+  // we apply them as user settings through the configuration API.
+  const CONTROL = process.env.MAESTRO_E2E_CONTROL;
+  if (CONTROL) {
+    let applied;
+    const poll = setInterval(() => {
+      let request;
+      try { request = JSON.parse(fs.readFileSync(CONTROL, 'utf8')); } catch { return; }
+      if (request.id === applied) return;
+      applied = request.id;
+      const config = vscode.workspace.getConfiguration();
+      Object.entries(request.settings)
+        .reduce((done, [key, value]) => done.then(() => config.update(key, value, vscode.ConfigurationTarget.Global)), Promise.resolve())
+        .then(() => record({ event: 'settings-applied', id: request.id }),
+          (err) => record({ event: 'settings-failed', id: request.id, message: String(err) }));
+    }, 200);
+    context.subscriptions.push({ dispose: () => clearInterval(poll) });
+  }
   // Report the bridge's state, so the test learns its URL (the port is picked at random).
   const bridge = vscode.extensions.getExtension('maestro.maestro-bridge');
   if (!bridge) {
