@@ -160,6 +160,14 @@ def test_function_tool_round_trip(client: OpenAI, vscode: VSCodeHost) -> None:
     ]
 
 
+def test_thinking_parts_become_reasoning(client: OpenAI) -> None:
+    response = client.responses.create(model=MODEL, input="[think] about it")
+    validate_response(as_json(response))
+    assert [item.type for item in response.output] == ["reasoning", "message"]
+    assert "Thinking it over." in json.dumps(as_json(response.output[0]))
+    assert response.output_text == "Thought about it."
+
+
 def test_unknown_model_is_404(client: OpenAI) -> None:
     with pytest.raises(openai.NotFoundError) as caught:
         client.responses.create(model="no-such-model", input="hi")

@@ -3,6 +3,7 @@
 // Rules, by the last message:
 //   a tool result               -> "<tool name> returned: <result text>"
 //   text with "[slow]"          -> "tick " every 50 ms until the request is cancelled (recorded)
+//   text with "[think]"         -> a thinking part (proposed API), then "Thought about it."
 //   text with "[notfound]"      -> throws LanguageModelError.NotFound
 //   text with "[blocked]"       -> throws LanguageModelError.Blocked
 //   text with "weather" + tools -> "Let me check." and a call of the first tool with {city: "Paris"}
@@ -45,6 +46,12 @@ async function respond(model, messages, options, progress, token) {
       await sleep(50);
     }
     record({ event: token.isCancellationRequested ? 'cancelled' : 'slow-timeout', text });
+    return;
+  }
+  if (text.includes('[think]')) {
+    // A proposed API (code-server enables proposals for every extension).
+    if (vscode.LanguageModelThinkingPart) progress.report(new vscode.LanguageModelThinkingPart('Thinking it over.', 'th-1'));
+    progress.report(new vscode.LanguageModelTextPart('Thought about it.'));
     return;
   }
   if (text.includes('[notfound]')) throw vscode.LanguageModelError.NotFound('scripted: this model is gone');
