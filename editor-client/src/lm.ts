@@ -9,7 +9,7 @@ import {
   type LmFactory, type PartKind,
 } from './convert';
 import type { Logger } from './logging';
-import { EditorErrorCodes, REQUEST_CANCELLED, type ModelInfo, type ResponsePart } from './protocol';
+import { EditorErrorCodes, Methods, REQUEST_CANCELLED, type ModelInfo, type ResponsePart } from './protocol';
 
 /** What lm.ts needs of the language client: sending notifications. */
 export interface Notifier {
@@ -60,7 +60,7 @@ export class LmEndpoint implements vscode.Disposable {
   constructor(private readonly notifier: Notifier, private readonly log: Logger) {
     this.subscription = vscode.lm.onDidChangeChatModels(() => {
       log.info('The chat models changed; telling the language server');
-      notifier.sendNotification('maestro/modelsChanged').catch((err: unknown) => log.warn(String(err)));
+      notifier.sendNotification(Methods.modelsChanged).catch((err: unknown) => log.warn(String(err)));
     });
   }
 
@@ -112,8 +112,9 @@ export class LmEndpoint implements vscode.Disposable {
       source.cancel();
     });
     const batcher = new PartBatcher((parts: ResponsePart[]) =>
-      this.notifier.sendNotification('maestro/chatParts', { chatId, parts }),
+      this.notifier.sendNotification(Methods.chatParts, { chatId, parts }),
     );
+    let wasCancelled = false;
     this.setInFlight(+1);
     try {
       const options: vscode.LanguageModelChatRequestOptions = {
@@ -142,11 +143,11 @@ export class LmEndpoint implements vscode.Disposable {
       if (code === 'NoPermissions') this.tellAccessMissing(model);
       throw e;
     } finally {
+      wasCancelled = source.token.isCancellationRequested;
       this.setInFlight(-1);
       onCancel.dispose();
+      source.dispose();
     }
-    const wasCancelled = source.token.isCancellationRequested;
-    source.dispose();
     if (wasCancelled) throw cancelled();
     this.log.debug(`${chatId}: done`);
     return {};
