@@ -203,6 +203,23 @@ def test_client_disconnect_cancels_the_provider(client: OpenAI, vscode: VSCodeHo
     )
 
 
+def test_status_bar_shows_the_port(vscode: VSCodeHost) -> None:
+    port = vscode.base_url.removesuffix("/v1").rsplit(":", 1)[1]
+    text = vscode.wait_for(
+        lambda: (t := vscode.status_bar()) and f"Maestro :{port}" in t and t,
+        30,
+        "the status bar item",
+    )
+    assert text.strip().endswith(f"Maestro :{port}")
+
+
+def test_commands_copy_the_url_and_a_codex_config(vscode: VSCodeHost) -> None:
+    assert vscode.run_command("maestroBridge.copyEndpointUrl") == vscode.base_url
+    config = vscode.run_command("maestroBridge.copyCodexConfig")
+    assert f'base_url = "{vscode.base_url}"' in config
+    assert f'model = "{MODEL}"' in config  # the only model: no picker
+
+
 def test_settings_change_restarts_the_bridge(vscode: VSCodeHost) -> None:
     # Runs last: it leaves the bridge on a new port with an API key.
     [old_pid] = vscode.lsp_pids()

@@ -119,29 +119,47 @@ class VSCodeHost:
     logs: dict[str, Path] = field(default_factory=dict)
     settings_path: Path = Path()
     control_path: Path = Path()
+    status_path: Path = Path()
     control_id: int = 0
 
     def write_settings(self, settings: dict[str, Any]) -> None:
         """The user settings VS Code starts with."""
         self.settings_path.write_text(json.dumps(settings, indent=2), encoding="utf-8")
 
-    def update_settings(self, settings: dict[str, Any], timeout: float = 60) -> None:
-        """Changes user settings in the running VS Code, through its configuration API (the
-        scripted-model extension applies what we write to the control file)."""
+    def _control(self, request: dict[str, Any], timeout: float) -> dict[str, Any]:
+        """Asks the scripted-model extension to act inside VS Code; its record of the result."""
         self.control_id += 1
+        request_id = self.control_id
         tmp = self.control_path.with_suffix(".tmp")
-        tmp.write_text(json.dumps({"id": self.control_id, "settings": settings}), encoding="utf-8")
+        tmp.write_text(json.dumps({"id": request_id, **request}), encoding="utf-8")
         tmp.replace(self.control_path)
 
-        def applied() -> bool:
+        def answer() -> dict[str, Any] | None:
             for entry in self.records():
-                if entry.get("id") == self.control_id and entry["event"] == "settings-failed":
-                    raise AssertionError(f"VS Code refused the settings: {entry}")
-                if entry.get("id") == self.control_id and entry["event"] == "settings-applied":
-                    return True
-            return False
+                if entry.get("id") != request_id:
+                    continue
+                if entry["event"].endswith("-failed"):
+                    raise AssertionError(f"VS Code refused {request}: {entry}")
+                return entry
+            return None
 
-        self.wait_for(applied, timeout, f"VS Code to apply {settings}")
+        result: dict[str, Any] = self.wait_for(answer, timeout, f"VS Code to do {request}")
+        return result
+
+    def update_settings(self, settings: dict[str, Any], timeout: float = 60) -> None:
+        """Changes user settings in the running VS Code, through its configuration API."""
+        self._control({"settings": settings}, timeout)
+
+    def run_command(self, command: str, timeout: float = 60) -> str:
+        """Runs a VS Code command; the clipboard's text afterwards."""
+        return str(self._control({"command": command}, timeout)["clipboard"])
+
+    def status_bar(self) -> str:
+        """The Maestro Bridge status bar item's text as the browser shows it (drive.js)."""
+        try:
+            return self.status_path.read_text(encoding="utf-8").strip()
+        except OSError:
+            return ""
 
     def records(self, event: str | None = None) -> list[dict[str, Any]]:
         """What the scripted-model extension recorded, oldest first."""
@@ -197,6 +215,7 @@ def start_host(tools: Tools, root: Path) -> VSCodeHost:
         d.mkdir(parents=True)
     host.settings_path = user_data / "User" / "settings.json"
     host.control_path = root / "control.json"
+    host.status_path = root / "status-bar.txt"
     host.write_settings(
         {
             "workbench.startupEditor": "none",
@@ -280,7 +299,12 @@ def start_host(tools: Tools, root: Path) -> VSCodeHost:
                 stdout=out,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
-                env={**env, "NODE_PATH": str(tools.playwright.parent), "CHROMIUM": tools.chromium},
+                env={
+                    **env,
+                    "NODE_PATH": str(tools.playwright.parent),
+                    "CHROMIUM": tools.chromium,
+                    "STATUS_FILE": str(host.status_path),
+                },
             )
         state = host.wait_for(lambda: _ready_state(host), STARTUP_TIMEOUT, "the bridge's URL")
         host.base_url = str(state["url"])

@@ -13,13 +13,29 @@ async function main() {
     args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking',
       '--disable-component-update', '--no-first-run'],
   });
-  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  // Clipboard access, as a person's browser grants it: the copy commands write to it.
+  const context = await browser.newContext({
+    viewport: { width: 1400, height: 900 },
+    permissions: ['clipboard-read', 'clipboard-write'],
+  });
+  const page = await context.newPage();
   page.on('console', (m) => {
     const text = m.text();
     if (/Extension Host|maestro|Maestro/.test(text)) console.log('[workbench]', text.replace(/%c|color:\s*\w*;?/g, '').trim());
   });
   await page.goto(url, { waitUntil: 'domcontentloaded' });
   console.log('[drive] workbench loaded');
+  // What a person sees: the Maestro Bridge status bar item's text, written to $STATUS_FILE.
+  if (process.env.STATUS_FILE) {
+    const fs = require('fs');
+    const item = page.locator('[id="maestro.maestro-bridge.maestroBridge.status"]');
+    setInterval(() => {
+      item.first().innerText({ timeout: 500 }).then(
+        (text) => fs.writeFileSync(process.env.STATUS_FILE, text),
+        () => undefined,
+      );
+    }, 300);
+  }
   if (process.env.SCREENSHOT) {
     setTimeout(() => void page.screenshot({ path: process.env.SCREENSHOT }).catch(() => undefined), 15000);
   }

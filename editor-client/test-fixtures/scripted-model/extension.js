@@ -90,8 +90,8 @@ exports.activate = (context) => {
       provideTokenCount: async (_model, text) => Math.ceil((typeof text === 'string' ? text : JSON.stringify(text)).length / 4),
     }),
   );
-  // Settings changes requested by the test: it writes {id, settings} to $MAESTRO_E2E_CONTROL,
-  // we apply them as user settings through the configuration API.
+  // Requests of the test, written to $MAESTRO_E2E_CONTROL: {id, settings} are applied as user
+  // settings through the configuration API; {id, command} runs a command.
   const CONTROL = process.env.MAESTRO_E2E_CONTROL;
   if (CONTROL) {
     let applied;
@@ -100,6 +100,14 @@ exports.activate = (context) => {
       try { request = JSON.parse(fs.readFileSync(CONTROL, 'utf8')); } catch { return; }
       if (request.id === applied) return;
       applied = request.id;
+      if (request.command) {
+        // Runs a command as the Command Palette would, then reports what it put on the clipboard.
+        Promise.resolve(vscode.commands.executeCommand(request.command))
+          .then(() => vscode.env.clipboard.readText())
+          .then((clipboard) => record({ event: 'command-done', id: request.id, clipboard }),
+            (err) => record({ event: 'command-failed', id: request.id, message: String(err) }));
+        return;
+      }
       const config = vscode.workspace.getConfiguration();
       Object.entries(request.settings)
         .reduce((done, [key, value]) => done.then(() => config.update(key, value, vscode.ConfigurationTarget.Global)), Promise.resolve())
