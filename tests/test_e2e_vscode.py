@@ -12,6 +12,8 @@ between the SDK and vscode.lm is the real thing. See vscode_host.py for the harn
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -27,6 +29,7 @@ from vscode_host import VSCodeHost, find_tools, start_host, stop_host
 pytestmark = pytest.mark.timeout(600)
 
 MODEL = "scripted-model"
+REPO_ROOT = Path(__file__).resolve().parents[1]
 WEATHER_TOOL: FunctionToolParam = {
     "type": "function",
     "name": "get_weather",
@@ -61,6 +64,15 @@ def client(vscode: VSCodeHost) -> Iterator[OpenAI]:
 def as_json(model: Any) -> dict[str, Any]:
     data: dict[str, Any] = model.model_dump(mode="json", exclude_unset=True, warnings=False)
     return data
+
+
+def states_since(vscode: VSCodeHost, seen: int) -> list[dict[str, Any]]:
+    """The extension's states after the first `seen` ones."""
+    return [e["state"] for e in vscode.records("bridge-state")[seen:]]
+
+
+def ready_states(vscode: VSCodeHost, seen: int) -> list[dict[str, Any]]:
+    return [s for s in states_since(vscode, seen) if s["kind"] == "ready"]
 
 
 def last_request(vscode: VSCodeHost) -> dict[str, Any]:
@@ -203,14 +215,21 @@ def test_client_disconnect_cancels_the_provider(client: OpenAI, vscode: VSCodeHo
     )
 
 
-def test_status_bar_shows_the_port(vscode: VSCodeHost) -> None:
+def test_status_bar_shows_the_port_and_requests_in_flight(
+    vscode: VSCodeHost, client: OpenAI
+) -> None:
     port = vscode.base_url.removesuffix("/v1").rsplit(":", 1)[1]
-    text = vscode.wait_for(
-        lambda: (t := vscode.status_bar()) and f"Maestro :{port}" in t and t,
-        30,
-        "the status bar item",
-    )
-    assert text.strip().endswith(f"Maestro :{port}")
+
+    def shows(expected: str) -> bool:
+        return " ".join(vscode.status_bar().split()) == expected
+
+    vscode.wait_for(lambda: shows(f"Maestro :{port}"), 30, "the status bar item")
+    with client.responses.stream(model=MODEL, input="[slow] status") as stream:
+        for event in stream:
+            if event.type == "response.output_text.delta":
+                break
+        vscode.wait_for(lambda: shows(f"Maestro :{port} 1"), 30, "one request in flight")
+    vscode.wait_for(lambda: shows(f"Maestro :{port}"), 30, "no request in flight")
 
 
 def test_commands_copy_the_url_and_a_codex_config(vscode: VSCodeHost) -> None:
@@ -218,6 +237,53 @@ def test_commands_copy_the_url_and_a_codex_config(vscode: VSCodeHost) -> None:
     config = vscode.run_command("maestroBridge.copyCodexConfig")
     assert f'base_url = "{vscode.base_url}"' in config
     assert f'model = "{MODEL}"' in config  # the only model: no picker
+
+
+def test_restart_command_starts_a_new_server(vscode: VSCodeHost) -> None:
+    [old_pid] = vscode.lsp_pids()
+    seen = len(vscode.records("bridge-state"))
+    vscode.run_command("maestroBridge.restart")
+    ready = vscode.wait_for(lambda: ready_states(vscode, seen), 60, "the bridge to restart")
+    vscode.base_url = ready[-1]["url"]
+    vscode.wait_for(lambda: not is_running(old_pid), 15, "the old language server to exit")
+    [new_pid] = vscode.lsp_pids()
+    assert new_pid != old_pid
+
+
+def test_missing_package_offers_a_private_install(
+    vscode: VSCodeHost, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    # A Python without maestro-bridge: the extension says so and offers to install it.
+    bare = tmp_path_factory.mktemp("bare-python") / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(bare)], check=True)
+    seen = len(vscode.records("bridge-state"))
+    vscode.update_settings(
+        {
+            "maestroBridge.pythonPath": str(bare / "bin" / "python"),
+            # This checkout stands in for the package index: same install, no upload needed.
+            "maestroBridge.packageSpec": str(REPO_ROOT),
+        }
+    )
+    errors = vscode.wait_for(
+        lambda: [s for s in states_since(vscode, seen) if s["kind"] == "error"],
+        60,
+        "the missing package to be reported",
+    )
+    assert "maestro-bridge is not installed" in errors[-1]["message"]
+    vscode.wait_for(lambda: ":" not in vscode.status_bar(), 30, "the status bar's error state")
+    assert vscode.lsp_pids() == []
+
+    # Accept, as a person would: it creates a private venv and pip-installs the package.
+    seen = len(vscode.records("bridge-state"))
+    vscode.click("Install")
+    ready = vscode.wait_for(lambda: ready_states(vscode, seen), 400, "the private install")
+    vscode.base_url = ready[-1]["url"]
+    [pid] = vscode.lsp_pids()
+    python = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[0].decode()
+    assert python.endswith("/venv/bin/python"), python
+    assert not python.startswith(str(bare)), python
+    with OpenAI(base_url=vscode.base_url, api_key="unused", max_retries=0, timeout=60) as sdk:
+        assert sdk.responses.create(model=MODEL, input="hi").output_text == "You said: hi"
 
 
 def test_settings_change_restarts_the_bridge(vscode: VSCodeHost) -> None:

@@ -120,6 +120,7 @@ class VSCodeHost:
     settings_path: Path = Path()
     control_path: Path = Path()
     status_path: Path = Path()
+    click_path: Path = Path()
     control_id: int = 0
 
     def write_settings(self, settings: dict[str, Any]) -> None:
@@ -153,6 +154,11 @@ class VSCodeHost:
     def run_command(self, command: str, timeout: float = 60) -> str:
         """Runs a VS Code command; the clipboard's text afterwards."""
         return str(self._control({"command": command}, timeout)["clipboard"])
+
+    def click(self, button: str, timeout: float = 30) -> None:
+        """Clicks a button of a notification, as a person would (drive.js does it)."""
+        self.click_path.write_text(button, encoding="utf-8")
+        self.wait_for(lambda: not self.click_path.exists(), timeout, f"a click on {button!r}")
 
     def status_bar(self) -> str:
         """The Maestro Bridge status bar item's text as the browser shows it (drive.js)."""
@@ -216,6 +222,7 @@ def start_host(tools: Tools, root: Path) -> VSCodeHost:
     host.settings_path = user_data / "User" / "settings.json"
     host.control_path = root / "control.json"
     host.status_path = root / "status-bar.txt"
+    host.click_path = root / "click.txt"
     host.write_settings(
         {
             "workbench.startupEditor": "none",
@@ -288,6 +295,7 @@ def start_host(tools: Tools, root: Path) -> VSCodeHost:
             stdout=out,
             stderr=subprocess.STDOUT,
             env=env,
+            cwd=root,
             start_new_session=True,
         )
     try:
@@ -304,6 +312,7 @@ def start_host(tools: Tools, root: Path) -> VSCodeHost:
                     "NODE_PATH": str(tools.playwright.parent),
                     "CHROMIUM": tools.chromium,
                     "STATUS_FILE": str(host.status_path),
+                    "CLICK_FILE": str(host.click_path),
                 },
             )
         state = host.wait_for(lambda: _ready_state(host), STARTUP_TIMEOUT, "the bridge's URL")

@@ -4,7 +4,7 @@
 import * as vscode from 'vscode';
 import type { BridgeState } from './convert';
 import type { Logger } from './logging';
-import { findInterpreter, installPrivately } from './python';
+import { findInterpreter, installPrivately, neutralCwd } from './python';
 import { BridgeServer } from './server';
 import { readSettings, type Settings } from './settings';
 import type { StatusItem } from './status';
@@ -83,7 +83,7 @@ export class Controller implements vscode.Disposable {
     }
     this.python = found.python;
     this.version = found.version;
-    this.server = await BridgeServer.start(found.python, settings, this.log, {
+    this.server = await BridgeServer.start(found.python, neutralCwd(this.storage), settings, this.log, {
       ready: (p) => {
         this.log.info(`Listening on ${p.url}`);
         this.setState({ kind: 'ready', url: p.url, inFlight: 0 });

@@ -40,10 +40,19 @@ function venvPython(dir: string): string {
   return process.platform === 'win32' ? path.join(dir, 'Scripts', 'python.exe') : path.join(dir, 'bin', 'python');
 }
 
+/**
+ * The folder Python runs in: our own storage. `python -m` puts the working folder first on
+ * sys.path, so a workspace (or any folder) with a `bridge/` of its own must not be it.
+ */
+export function neutralCwd(storage: vscode.Uri): string {
+  fs.mkdirSync(storage.fsPath, { recursive: true });
+  return storage.fsPath;
+}
+
 /** `maestro-bridge X.Y.Z` when `python` can run the bridge, else undefined. */
-export function bridgeVersion(python: string): Promise<string | undefined> {
+export function bridgeVersion(python: string, cwd: string): Promise<string | undefined> {
   return new Promise((resolve) => {
-    execFile(python, ['-m', 'bridge.cli', '--version'], { timeout: CHECK_TIMEOUT_MS }, (err, stdout) => {
+    execFile(python, ['-m', 'bridge.cli', '--version'], { timeout: CHECK_TIMEOUT_MS, cwd }, (err, stdout) => {
       const line = String(stdout).trim();
       resolve(!err && line.startsWith('maestro-bridge ') ? line : undefined);
     });
@@ -55,28 +64,29 @@ export type Interpreter =
   | { found: false; python: string /* the one we would have used: the base for a private venv */ };
 
 /**
- * The setting when given (and only it); else the Python extension's interpreter, the private
- * environment, `python3`: the first of these that has maestro-bridge.
+ * The first that has maestro-bridge of: the setting when given, else the Python extension's
+ * interpreter; then the private environment (once installed there, it is used); `python3`.
  */
 export async function findInterpreter(setting: string, storage: vscode.Uri, log: Logger): Promise<Interpreter> {
+  const cwd = neutralCwd(storage);
   const candidates = setting
-    ? [setting]
+    ? [setting, venvPython(privateVenvDir(storage))]
     : [await pythonExtensionInterpreter(log), venvPython(privateVenvDir(storage)), 'python3'];
   const tried: string[] = [];
   for (const python of candidates) {
     if (!python || tried.includes(python)) continue;
     tried.push(python);
-    const version = await bridgeVersion(python);
+    const version = await bridgeVersion(python, cwd);
     log.debug(`${python}: ${version ?? 'no maestro-bridge'}`);
     if (version) return { found: true, python, version };
   }
   return { found: false, python: setting || tried.find((p) => !p.startsWith(storage.fsPath)) || 'python3' };
 }
 
-function run(command: string, args: string[], log: Logger): Promise<void> {
+function run(command: string, args: string[], cwd: string, log: Logger): Promise<void> {
   return new Promise((resolve, reject) => {
     log.info(`$ ${command} ${args.join(' ')}`);
-    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
     const forward = (chunk: Buffer): void => {
       for (const line of chunk.toString().split(/\r?\n/)) if (line.trim()) log.info(line);
     };
@@ -97,14 +107,14 @@ export async function installPrivately(
   return vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: 'Maestro Bridge', cancellable: false },
     async (progress) => {
-      fs.mkdirSync(storage.fsPath, { recursive: true });
+      const cwd = neutralCwd(storage);
       if (!fs.existsSync(venvPython(dir))) {
         progress.report({ message: 'Creating a private Python environment...' });
-        await run(basePython, ['-m', 'venv', dir], log);
+        await run(basePython, ['-m', 'venv', dir], cwd, log);
       }
       progress.report({ message: `Installing ${spec}...` });
-      await run(venvPython(dir), ['-m', 'pip', 'install', '--disable-pip-version-check', '--upgrade', spec], log);
-      const version = await bridgeVersion(venvPython(dir));
+      await run(venvPython(dir), ['-m', 'pip', 'install', '--disable-pip-version-check', '--upgrade', spec], cwd, log);
+      const version = await bridgeVersion(venvPython(dir), cwd);
       if (!version) throw new Error(`${spec} installed, but \`python -m bridge.cli\` does not run`);
       log.info(`Installed ${version} into ${dir}`);
       return venvPython(dir);

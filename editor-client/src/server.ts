@@ -21,12 +21,15 @@ export class BridgeServer implements vscode.Disposable {
   private constructor(readonly client: LanguageClient, readonly endpoint: LmEndpoint) {}
 
   /** Spawns the server and completes the LSP handshake; the URL follows in events.ready. */
-  static async start(python: string, settings: Settings, log: Logger, events: ServerEvents): Promise<BridgeServer> {
+  static async start(
+    python: string, cwd: string, settings: Settings, log: Logger, events: ServerEvents,
+  ): Promise<BridgeServer> {
     const serverOptions: ServerOptions = {
       command: python,
       args: ['-m', 'bridge.cli', 'lsp'],
       // No `transport`: TransportKind.stdio would append `--stdio`, which `lsp` does not take.
       options: {
+        cwd,
         env: { ...process.env, PYTHONUNBUFFERED: '1', MAESTRO_BRIDGE_LOG_LEVEL: serverLogLevel(settings.logLevel) },
       },
     };

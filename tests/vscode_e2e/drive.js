@@ -36,6 +36,22 @@ async function main() {
       );
     }, 300);
   }
+  // A person's click: when $CLICK_FILE names a button, click it on a notification, then
+  // remove the file to say so.
+  if (process.env.CLICK_FILE) {
+    const fs = require('fs');
+    const file = process.env.CLICK_FILE;
+    let busy = false;
+    setInterval(() => {
+      if (busy || !fs.existsSync(file)) return;
+      busy = true;
+      const label = fs.readFileSync(file, 'utf8').trim();
+      page.locator('.notifications-toasts').getByRole('button', { name: label }).first()
+        .click({ timeout: 1000 })
+        .then(() => { fs.rmSync(file); console.log(`[drive] clicked ${label}`); }, () => undefined)
+        .finally(() => { busy = false; });
+    }, 300);
+  }
   if (process.env.SCREENSHOT) {
     setTimeout(() => void page.screenshot({ path: process.env.SCREENSHOT }).catch(() => undefined), 15000);
   }
