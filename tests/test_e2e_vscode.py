@@ -12,6 +12,7 @@ between the SDK and vscode.lm is the real thing. See vscode_host.py for the harn
 from __future__ import annotations
 
 import json
+import socket
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -250,6 +251,26 @@ def test_restart_command_starts_a_new_server(vscode: VSCodeHost) -> None:
     assert new_pid != old_pid
 
 
+def test_port_in_use_is_an_error_state(vscode: VSCodeHost) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        seen = len(vscode.records("bridge-state"))
+        vscode.update_settings({"maestroBridge.port": port})
+        errors = vscode.wait_for(
+            lambda: [s for s in states_since(vscode, seen) if s["kind"] == "error"],
+            60,
+            "the bind failure to be reported",
+        )
+        assert f"Cannot listen on 127.0.0.1:{port}" in errors[-1]["message"]
+        vscode.wait_for(lambda: ":" not in vscode.status_bar(), 30, "the status bar's error")
+    seen = len(vscode.records("bridge-state"))
+    vscode.update_settings({"maestroBridge.port": 0})
+    ready = vscode.wait_for(lambda: ready_states(vscode, seen), 60, "the bridge to recover")
+    vscode.base_url = ready[-1]["url"]
+
+
 def test_missing_package_offers_a_private_install(
     vscode: VSCodeHost, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
@@ -271,7 +292,7 @@ def test_missing_package_offers_a_private_install(
     )
     assert "maestro-bridge is not installed" in errors[-1]["message"]
     vscode.wait_for(lambda: ":" not in vscode.status_bar(), 30, "the status bar's error state")
-    assert vscode.lsp_pids() == []
+    vscode.wait_for(lambda: vscode.lsp_pids() == [], 15, "the old language server to exit")
 
     # Accept, as a person would: it creates a private venv and pip-installs the package.
     seen = len(vscode.records("bridge-state"))

@@ -17,6 +17,7 @@ export class Controller implements vscode.Disposable {
   readonly onDidChangeState = this.changes.event;
   python: string | undefined;
   version: string | undefined;
+  private offering = false;
 
   constructor(
     private readonly storage: vscode.Uri,
@@ -78,7 +79,7 @@ export class Controller implements vscode.Disposable {
     const found = await findInterpreter(settings.pythonPath, this.storage, this.log);
     if (!found.found) {
       this.fail(`maestro-bridge is not installed for ${found.python}`);
-      void this.offerInstall(found.python, settings);
+      void this.offerInstall(found.python);
       return;
     }
     this.python = found.python;
@@ -104,19 +105,30 @@ export class Controller implements vscode.Disposable {
   }
 
   /** Says that maestro-bridge is missing, and installs it into a private venv if the user agrees. */
-  private async offerInstall(basePython: string, settings: Settings): Promise<void> {
+  private async offerInstall(basePython: string): Promise<void> {
+    if (this.offering) return; // one question at a time, however often we restart meanwhile
+    this.offering = true;
+    try {
+      await this.askToInstall(basePython);
+    } finally {
+      this.offering = false;
+    }
+  }
+
+  private async askToInstall(basePython: string): Promise<void> {
     const install = 'Install';
     const choose = 'Set Python Path';
     const pick = await vscode.window.showErrorMessage(
       `Maestro Bridge needs the Python package maestro-bridge, which ${basePython} does not have. ` +
-        `Install ${settings.packageSpec} into a private environment of this extension?`,
+        'Install it into a private environment of this extension?',
       install, choose, 'Show Logs',
     );
     if (pick === install) {
+      const spec = readSettings().packageSpec; // as it is now: it may have changed meanwhile
       try {
-        await installPrivately(basePython, settings.packageSpec, this.storage, this.log);
+        await installPrivately(basePython, spec, this.storage, this.log);
       } catch (err) {
-        this.fail(`Installing ${settings.packageSpec} failed: ${err instanceof Error ? err.message : String(err)}`);
+        this.fail(`Installing ${spec} failed: ${err instanceof Error ? err.message : String(err)}`);
         this.log.channel.show();
         return;
       }
