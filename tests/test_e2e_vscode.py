@@ -7,6 +7,10 @@ started, and the extension answers with vscode.lm, where a second test extension
 
 The scripted provider is the test double here (a real Copilot cannot run in CI); everything
 between the SDK and vscode.lm is the real thing. See vscode_host.py for the harness.
+
+One VS Code runs for the whole module. The tests from `test_restart_command...` on change its
+state (restart, settings, a private install) and move the bridge to a new port; each of them
+leaves `vscode.base_url` pointing at the bridge that runs afterwards.
 """
 
 from __future__ import annotations
@@ -340,10 +344,3 @@ def test_settings_change_restarts_the_bridge(vscode: VSCodeHost) -> None:
         sdk.models.list()
     with OpenAI(base_url=url, api_key=key, max_retries=0, timeout=60) as sdk:
         assert MODEL in {m.id for m in sdk.models.list()}
-
-
-def test_fixture_files_exist() -> None:
-    # The harness packages these; a missing file would only show up as a startup timeout.
-    root = Path(__file__).resolve().parents[1] / "editor-client" / "test-fixtures"
-    assert (root / "scripted-model" / "package.json").is_file()
-    assert (root / "scripted-model" / "extension.js").is_file()
