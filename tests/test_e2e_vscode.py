@@ -242,6 +242,13 @@ def test_commands_copy_the_url_and_a_codex_config(vscode: VSCodeHost) -> None:
     config = vscode.run_command("maestroBridge.copyCodexConfig")
     assert f'base_url = "{vscode.base_url}"' in config
     assert f'model = "{MODEL}"' in config  # the only model: no picker
+    # Authorize Model Access makes a first request to the model (no consent dialog for a
+    # provider of this kind; Copilot's models would ask the user here).
+    vscode.run_command("maestroBridge.authorizeModelAccess")
+    first = last_request(vscode)["messages"]
+    assert first == [
+        {"role": "user", "content": [{"type": "text", "value": "Reply with the single word OK."}]}
+    ]
 
 
 def test_restart_command_starts_a_new_server(vscode: VSCodeHost) -> None:
