@@ -1,0 +1,43 @@
+// Entry point: wires the logger, status bar, controller and commands; restarts the bridge
+// when its settings change; stops it on deactivate.
+
+import * as vscode from 'vscode';
+import { registerCommands } from './commands';
+import { Controller } from './controller';
+import type { BridgeState } from './convert';
+import { Logger } from './logging';
+import { readSettings, SECTION } from './settings';
+import { StatusItem } from './status';
+
+/** What other extensions (and the end-to-end test) can read of the bridge. */
+export interface MaestroBridgeApi {
+  state(): BridgeState;
+  onDidChangeState: vscode.Event<BridgeState>;
+}
+
+let controller: Controller | undefined;
+
+export function activate(context: vscode.ExtensionContext): MaestroBridgeApi {
+  const log = new Logger('Maestro Bridge', readSettings().logLevel);
+  const status = new StatusItem();
+  const ctl = new Controller(context.globalStorageUri, log, status);
+  controller = ctl;
+  context.subscriptions.push(
+    log,
+    status,
+    ...registerCommands(ctl, log),
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (e.affectsConfiguration(SECTION)) {
+        log.info('Settings changed: restarting');
+        void ctl.restart();
+      }
+    }),
+  );
+  void ctl.restart();
+  return { state: () => ctl.state, onDidChangeState: ctl.onDidChangeState };
+}
+
+export async function deactivate(): Promise<void> {
+  await controller?.shutdown();
+  controller = undefined;
+}

@@ -1,0 +1,76 @@
+// The wire shapes and names of docs/protocol.md (version 1), shared by every module.
+// Field names mirror vscode.lm; unknown fields are ignored, as the protocol says.
+
+export const PROTOCOL_VERSION = 1;
+
+export const Methods = {
+  models: 'maestro/models',
+  chat: 'maestro/chat',
+  chatParts: 'maestro/chatParts',
+  countTokens: 'maestro/countTokens',
+  modelsChanged: 'maestro/modelsChanged',
+  serverReady: 'maestro/serverReady',
+  serverFailed: 'maestro/serverFailed',
+} as const;
+
+/** JSON-RPC error codes that carry a LanguageModelError code to the server. */
+export const EditorErrorCodes = {
+  NotFound: -32001,
+  NoPermissions: -32002,
+  Blocked: -32003,
+  Other: -32000,
+} as const;
+export type EditorErrorName = keyof typeof EditorErrorCodes;
+export const REQUEST_CANCELLED = -32800;
+
+export interface ModelInfo {
+  id: string;
+  name: string;
+  vendor: string;
+  family: string;
+  version: string;
+  maxInputTokens: number;
+}
+
+export interface TextPart { type: 'text'; value: string }
+export interface DataPart { type: 'data'; mimeType: string; data: string /* base64 */ }
+export interface ToolCallPart { type: 'toolCall'; callId: string; name: string; input: Record<string, unknown> }
+export interface ToolResultPart { type: 'toolResult'; callId: string; content: Array<TextPart | DataPart> }
+export interface ThinkingPart { type: 'thinking'; value: string; id?: string }
+
+export type MessagePart = TextPart | DataPart | ToolCallPart | ToolResultPart;
+export type ResponsePart = TextPart | DataPart | ToolCallPart | ThinkingPart;
+
+export interface ChatMessage {
+  role: 'user' | 'assistant';
+  content: MessagePart[];
+  name?: string;
+}
+
+export interface ChatTool {
+  name: string;
+  description: string;
+  inputSchema?: Record<string, unknown>;
+}
+
+export interface ChatParams {
+  chatId: string;
+  model: string;
+  messages: ChatMessage[];
+  tools: ChatTool[];
+  toolMode: 'auto' | 'required';
+  modelOptions: Record<string, unknown>;
+  justification?: string;
+}
+
+export interface CountTokensParams { model: string; text: string }
+
+export interface InitializationOptions {
+  protocolVersion: number;
+  host: string;
+  port: number;
+  apiKey: string | null;
+}
+
+export interface ServerReadyParams { url: string; host: string; port: number }
+export interface ServerFailedParams { message: string }

@@ -1,0 +1,130 @@
+// Test double: a scripted chat model for the end-to-end test, plus a recorder.
+//
+// Rules, by the last message:
+//   a tool result               -> "<tool name> returned: <result text>"
+//   text with "[slow]"          -> "tick " every 50 ms until the request is cancelled (recorded)
+//   text with "[think]"         -> a thinking part (proposed API), then "Thought about it."
+//   text with "[notfound]"      -> throws LanguageModelError.NotFound
+//   text with "[blocked]"       -> throws LanguageModelError.Blocked
+//   text with "weather" + tools -> "Let me check." and a call of the first tool with {city: "Paris"}
+//   anything else               -> "You said: <text>" in small parts, then a `usage` data part
+// Every request, every cancellation and every state of the Maestro Bridge extension is
+// appended as one JSON line to $MAESTRO_E2E_RECORD; settings written to $MAESTRO_E2E_CONTROL
+// are applied through the configuration API.
+const fs = require('fs');
+const vscode = require('vscode');
+
+const RECORD = process.env.MAESTRO_E2E_RECORD;
+const record = (entry) => {
+  if (RECORD) fs.appendFileSync(RECORD, JSON.stringify({ at: Date.now(), ...entry }) + '\n');
+};
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+function describePart(p) {
+  if (p instanceof vscode.LanguageModelTextPart) return { type: 'text', value: p.value };
+  if (p instanceof vscode.LanguageModelToolCallPart) return { type: 'toolCall', callId: p.callId, name: p.name, input: p.input };
+  if (p instanceof vscode.LanguageModelToolResultPart) return { type: 'toolResult', callId: p.callId, content: p.content.map(describePart) };
+  if (p instanceof vscode.LanguageModelDataPart) return { type: 'data', mimeType: p.mimeType, bytes: p.data.length };
+  return { type: 'unknown' };
+}
+const textOf = (message) => message.content.filter((p) => p instanceof vscode.LanguageModelTextPart).map((p) => p.value).join('');
+
+async function respond(model, messages, options, progress, token) {
+  const last = messages[messages.length - 1];
+  const result = last.content.find((p) => p instanceof vscode.LanguageModelToolResultPart);
+  if (result) {
+    const call = messages.flatMap((m) => m.content).find((p) => p instanceof vscode.LanguageModelToolCallPart && p.callId === result.callId);
+    const output = result.content.filter((p) => p instanceof vscode.LanguageModelTextPart).map((p) => p.value).join('');
+    progress.report(new vscode.LanguageModelTextPart(`${call ? call.name : 'unknown tool'} returned: ${output}`));
+    return;
+  }
+  const text = textOf(last);
+  if (text.includes('[slow]')) {
+    const deadline = Date.now() + 30000;
+    while (!token.isCancellationRequested && Date.now() < deadline) {
+      progress.report(new vscode.LanguageModelTextPart('tick '));
+      await sleep(50);
+    }
+    record({ event: token.isCancellationRequested ? 'cancelled' : 'slow-timeout', text });
+    return;
+  }
+  if (text.includes('[think]')) {
+    // A proposed API (code-server enables proposals for every extension).
+    if (vscode.LanguageModelThinkingPart) progress.report(new vscode.LanguageModelThinkingPart('Thinking it over.', 'th-1'));
+    progress.report(new vscode.LanguageModelTextPart('Thought about it.'));
+    return;
+  }
+  if (text.includes('[notfound]')) throw vscode.LanguageModelError.NotFound('scripted: this model is gone');
+  if (text.includes('[blocked]')) throw vscode.LanguageModelError.Blocked('scripted: quota exceeded');
+  const tools = options.tools || [];
+  if (text.includes('weather') && tools.length > 0) {
+    progress.report(new vscode.LanguageModelTextPart('Let me check.'));
+    progress.report(new vscode.LanguageModelToolCallPart('call_w1', tools[0].name, { city: 'Paris' }));
+    return;
+  }
+  const answer = `You said: ${text}`;
+  for (let i = 0; i < answer.length; i += 4) {
+    progress.report(new vscode.LanguageModelTextPart(answer.slice(i, i + 4)));
+    if (i % 16 === 0) await sleep(5); // some parts queue up, some arrive one by one
+  }
+  const usage = { prompt_tokens: 11, completion_tokens: 7 };
+  progress.report(new vscode.LanguageModelDataPart(Buffer.from(JSON.stringify(usage)), 'usage'));
+}
+
+exports.activate = (context) => {
+  context.subscriptions.push(
+    vscode.lm.registerLanguageModelChatProvider('maestro-test', {
+      provideLanguageModelChatInformation: () => [{
+        id: 'scripted-model', name: 'Scripted Model', family: 'scripted', version: '1.0.0', tooltip: 'test double',
+        maxInputTokens: 100000, maxOutputTokens: 4096, capabilities: { toolCalling: true, imageInput: true },
+      }],
+      async provideLanguageModelChatResponse(model, messages, options, progress, token) {
+        record({
+          event: 'request', model: model.id,
+          messages: messages.map((m) => ({ role: m.role === vscode.LanguageModelChatMessageRole.User ? 'user' : 'assistant', content: m.content.map(describePart) })),
+          tools: (options.tools || []).map((t) => ({ name: t.name, inputSchema: t.inputSchema })),
+          toolMode: options.toolMode, modelOptions: options.modelOptions,
+        });
+        await respond(model, messages, options, progress, token);
+      },
+      provideTokenCount: async (_model, text) => Math.ceil((typeof text === 'string' ? text : JSON.stringify(text)).length / 4),
+    }),
+  );
+  // Requests of the test, written to $MAESTRO_E2E_CONTROL: {id, settings} are applied as user
+  // settings through the configuration API; {id, command} runs a command.
+  const CONTROL = process.env.MAESTRO_E2E_CONTROL;
+  if (CONTROL) {
+    let applied;
+    const poll = setInterval(() => {
+      let request;
+      try { request = JSON.parse(fs.readFileSync(CONTROL, 'utf8')); } catch { return; }
+      if (request.id === applied) return;
+      applied = request.id;
+      if (request.command) {
+        // Runs a command as the Command Palette would, then reports what it put on the clipboard.
+        Promise.resolve(vscode.commands.executeCommand(request.command))
+          .then(() => vscode.env.clipboard.readText())
+          .then((clipboard) => record({ event: 'command-done', id: request.id, clipboard }),
+            (err) => record({ event: 'command-failed', id: request.id, message: String(err) }));
+        return;
+      }
+      const config = vscode.workspace.getConfiguration();
+      Object.entries(request.settings)
+        .reduce((done, [key, value]) => done.then(() => config.update(key, value, vscode.ConfigurationTarget.Global)), Promise.resolve())
+        .then(() => record({ event: 'settings-applied', id: request.id }),
+          (err) => record({ event: 'settings-failed', id: request.id, message: String(err) }));
+    }, 200);
+    context.subscriptions.push({ dispose: () => clearInterval(poll) });
+  }
+  // Report the bridge's state, so the test learns its URL (the port is picked at random).
+  const bridge = vscode.extensions.getExtension('maestro.maestro-bridge');
+  if (!bridge) {
+    record({ event: 'bridge-missing' });
+    return;
+  }
+  Promise.resolve(bridge.activate()).then((api) => {
+    const report = (state) => record({ event: 'bridge-state', state });
+    report(api.state());
+    context.subscriptions.push(api.onDidChangeState(report));
+  }, (err) => record({ event: 'bridge-activate-failed', message: String(err && err.stack || err) }));
+};

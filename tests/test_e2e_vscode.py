@@ -1,0 +1,353 @@
+"""End to end through a real VS Code extension host (code-server, headless): the openai SDK
+talks to the bridge that the Maestro Bridge extension (the VSIX built from editor-client/)
+started, and the extension answers with vscode.lm, where a second test extension
+(editor-client/test-fixtures/scripted-model) provides a scripted chat model.
+
+    openai SDK -> bridge (HTTP) -> lsp (stdio) -> extension -> vscode.lm -> scripted provider
+
+The scripted provider is the test double here (a real Copilot cannot run in CI); everything
+between the SDK and vscode.lm is the real thing. See vscode_host.py for the harness.
+
+One VS Code runs for the whole module. The tests from `test_restart_command...` on change its
+state (restart, settings, a private install) and move the bridge to a new port; each of them
+leaves `vscode.base_url` pointing at the bridge that runs afterwards.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import openai
+import pytest
+from conftest import is_running
+from openai import OpenAI
+from openai.types.responses import FunctionToolParam, ResponseInputParam
+from spec_validation import validate_response, validate_stream
+from vscode_host import VSCodeHost, find_tools, start_host, stop_host
+
+pytestmark = pytest.mark.timeout(600)
+
+MODEL = "scripted-model"
+REPO_ROOT = Path(__file__).resolve().parents[1]
+WEATHER_TOOL: FunctionToolParam = {
+    "type": "function",
+    "name": "get_weather",
+    "description": "The current weather in a city.",
+    "parameters": {
+        "type": "object",
+        "properties": {"city": {"type": "string"}},
+        "required": ["city"],
+        "additionalProperties": False,
+    },
+    "strict": True,
+}
+
+
+@pytest.fixture(scope="module")
+def vscode(tmp_path_factory: pytest.TempPathFactory) -> Iterator[VSCodeHost]:
+    tools = find_tools()
+    host = start_host(tools, tmp_path_factory.mktemp("vscode"))
+    try:
+        yield host
+    finally:
+        left = stop_host(host)
+    assert not left, f"language servers outlived VS Code: {left}\n{host.diagnostics()}"
+
+
+@pytest.fixture
+def client(vscode: VSCodeHost) -> Iterator[OpenAI]:
+    with OpenAI(base_url=vscode.base_url, api_key="unused", max_retries=0, timeout=60) as sdk:
+        yield sdk
+
+
+def as_json(model: Any) -> dict[str, Any]:
+    data: dict[str, Any] = model.model_dump(mode="json", exclude_unset=True, warnings=False)
+    return data
+
+
+def states_since(vscode: VSCodeHost, seen: int) -> list[dict[str, Any]]:
+    """The extension's states after the first `seen` ones."""
+    return [e["state"] for e in vscode.records("bridge-state")[seen:]]
+
+
+def ready_states(vscode: VSCodeHost, seen: int) -> list[dict[str, Any]]:
+    return [s for s in states_since(vscode, seen) if s["kind"] == "ready"]
+
+
+def last_request(vscode: VSCodeHost) -> dict[str, Any]:
+    requests = vscode.records("request")
+    assert requests, vscode.diagnostics()
+    return requests[-1]
+
+
+def test_the_extension_started_the_bridge(vscode: VSCodeHost) -> None:
+    assert vscode.base_url.startswith("http://127.0.0.1:")
+    assert vscode.base_url.endswith("/v1")
+    assert len(vscode.lsp_pids()) == 1, vscode.diagnostics()
+
+
+def test_models_lists_the_provider_model(client: OpenAI) -> None:
+    models = {m.id: m for m in client.models.list()}
+    assert MODEL in models, list(models)
+    listed = as_json(models[MODEL])
+    assert listed["owned_by"] == "maestro-test"
+    assert listed["max_input_tokens"] == 100000
+
+
+def test_streams_text_from_the_provider(client: OpenAI, vscode: VSCodeHost) -> None:
+    with client.responses.stream(model=MODEL, input="Hello from the SDK") as stream:
+        events = [as_json(e) for e in stream]
+        final = stream.get_final_response()
+    validate_stream(events)
+    deltas = [e["delta"] for e in events if e["type"] == "response.output_text.delta"]
+    assert "".join(deltas) == "You said: Hello from the SDK"
+    assert len(deltas) > 1  # streamed, not one lump
+    assert final.output_text == "You said: Hello from the SDK"
+    # The provider's `usage` data part came through the extension as the response's usage.
+    assert final.usage is not None
+    assert (final.usage.input_tokens, final.usage.output_tokens) == (11, 7)
+    request = last_request(vscode)
+    assert request["model"] == MODEL
+    assert request["messages"][-1] == {
+        "role": "user",
+        "content": [{"type": "text", "value": "Hello from the SDK"}],
+    }
+
+
+def test_function_tool_round_trip(client: OpenAI, vscode: VSCodeHost) -> None:
+    question = "What is the weather in Paris?"
+    first = client.responses.create(model=MODEL, input=question, tools=[WEATHER_TOOL])
+    validate_response(as_json(first))
+    calls = [item for item in first.output if item.type == "function_call"]
+    assert len(calls) == 1, first.output
+    call = calls[0]
+    assert (call.name, json.loads(call.arguments), call.call_id) == (
+        "get_weather",
+        {"city": "Paris"},
+        "call_w1",
+    )
+    # The tool's JSON schema reached the provider intact.
+    tools = last_request(vscode)["tools"]
+    assert tools == [{"name": "get_weather", "inputSchema": WEATHER_TOOL["parameters"]}]
+    # No usage part from the provider: the bridge counted tokens with countTokens.
+    assert first.usage is not None and first.usage.input_tokens > 0
+
+    history: ResponseInputParam = [
+        {"role": "user", "content": question},
+        {
+            "type": "function_call",
+            "call_id": call.call_id,
+            "name": call.name,
+            "arguments": call.arguments,
+        },
+        {"type": "function_call_output", "call_id": call.call_id, "output": "sunny, 21 C"},
+    ]
+    second = client.responses.create(model=MODEL, input=history, tools=[WEATHER_TOOL])
+    validate_response(as_json(second))
+    assert second.output_text == "get_weather returned: sunny, 21 C"
+    messages = last_request(vscode)["messages"]
+    assert messages[-2:] == [
+        {
+            "role": "assistant",
+            "content": [
+                {
+                    "type": "toolCall",
+                    "callId": "call_w1",
+                    "name": "get_weather",
+                    "input": {"city": "Paris"},
+                },
+            ],
+        },
+        {
+            "role": "user",
+            "content": [
+                {
+                    "type": "toolResult",
+                    "callId": "call_w1",
+                    "content": [{"type": "text", "value": "sunny, 21 C"}],
+                },
+            ],
+        },
+    ]
+
+
+def test_thinking_parts_become_reasoning(client: OpenAI) -> None:
+    response = client.responses.create(model=MODEL, input="[think] about it")
+    validate_response(as_json(response))
+    assert [item.type for item in response.output] == ["reasoning", "message"]
+    assert "Thinking it over." in json.dumps(as_json(response.output[0]))
+    assert response.output_text == "Thought about it."
+
+
+def test_unknown_model_is_404(client: OpenAI) -> None:
+    with pytest.raises(openai.NotFoundError) as caught:
+        client.responses.create(model="no-such-model", input="hi")
+    assert caught.value.status_code == 404
+    body = caught.value.body
+    assert isinstance(body, dict) and body.get("code") == "model_not_found", body
+
+
+def test_provider_errors_keep_their_code(client: OpenAI) -> None:
+    # LanguageModelError.NotFound thrown by the provider reaches the client as a 404 ...
+    with pytest.raises(openai.NotFoundError):
+        client.responses.create(model=MODEL, input="[notfound]")
+    # ... and Blocked as a 429.
+    with pytest.raises(openai.RateLimitError) as caught:
+        client.responses.create(model=MODEL, input="[blocked]")
+    assert caught.value.status_code == 429
+
+
+def test_client_disconnect_cancels_the_provider(client: OpenAI, vscode: VSCodeHost) -> None:
+    before = len(vscode.records("cancelled"))
+    with client.responses.stream(model=MODEL, input="[slow] keep talking") as stream:
+        for event in stream:
+            if event.type == "response.output_text.delta":
+                break  # the model is streaming: now go away
+    # Closing the stream dropped the connection: the provider's token must be cancelled.
+    vscode.wait_for(
+        lambda: len(vscode.records("cancelled")) > before, 30, "the provider's cancellation"
+    )
+    assert not vscode.records("slow-timeout")
+    # And the bridge still serves.
+    assert client.responses.create(model=MODEL, input="still there?").output_text == (
+        "You said: still there?"
+    )
+
+
+def test_status_bar_shows_the_port_and_requests_in_flight(
+    vscode: VSCodeHost, client: OpenAI
+) -> None:
+    port = vscode.base_url.removesuffix("/v1").rsplit(":", 1)[1]
+
+    def shows(expected: str) -> bool:
+        return " ".join(vscode.status_bar().split()) == expected
+
+    vscode.wait_for(lambda: shows(f"Maestro :{port}"), 30, "the status bar item")
+    with client.responses.stream(model=MODEL, input="[slow] status") as stream:
+        for event in stream:
+            if event.type == "response.output_text.delta":
+                break
+        vscode.wait_for(lambda: shows(f"Maestro :{port} 1"), 30, "one request in flight")
+    vscode.wait_for(lambda: shows(f"Maestro :{port}"), 30, "no request in flight")
+
+
+def test_commands_copy_the_url_and_a_codex_config(vscode: VSCodeHost) -> None:
+    assert vscode.run_command("maestroBridge.copyEndpointUrl") == vscode.base_url
+    config = vscode.run_command("maestroBridge.copyCodexConfig")
+    assert f'base_url = "{vscode.base_url}"' in config
+    assert f'model = "{MODEL}"' in config  # the only model: no picker
+    # Authorize Model Access makes a first request to the model (no consent dialog for a
+    # provider of this kind; Copilot's models would ask the user here).
+    vscode.run_command("maestroBridge.authorizeModelAccess")
+    first = last_request(vscode)["messages"]
+    assert first == [
+        {"role": "user", "content": [{"type": "text", "value": "Reply with the single word OK."}]}
+    ]
+
+
+def test_restart_command_starts_a_new_server(vscode: VSCodeHost) -> None:
+    [old_pid] = vscode.lsp_pids()
+    seen = len(vscode.records("bridge-state"))
+    vscode.run_command("maestroBridge.restart")
+    ready = vscode.wait_for(lambda: ready_states(vscode, seen), 60, "the bridge to restart")
+    vscode.base_url = ready[-1]["url"]
+    vscode.wait_for(lambda: not is_running(old_pid), 15, "the old language server to exit")
+    [new_pid] = vscode.lsp_pids()
+    assert new_pid != old_pid
+
+
+def test_port_in_use_is_an_error_state(vscode: VSCodeHost) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        seen = len(vscode.records("bridge-state"))
+        vscode.update_settings({"maestroBridge.port": port})
+        errors = vscode.wait_for(
+            lambda: [s for s in states_since(vscode, seen) if s["kind"] == "error"],
+            60,
+            "the bind failure to be reported",
+        )
+        assert f"Cannot listen on 127.0.0.1:{port}" in errors[-1]["message"]
+        vscode.wait_for(lambda: ":" not in vscode.status_bar(), 30, "the status bar's error")
+    seen = len(vscode.records("bridge-state"))
+    vscode.update_settings({"maestroBridge.port": 0})
+    ready = vscode.wait_for(lambda: ready_states(vscode, seen), 60, "the bridge to recover")
+    vscode.base_url = ready[-1]["url"]
+
+
+def test_missing_package_offers_a_private_install(
+    vscode: VSCodeHost, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    # A Python without maestro-bridge: the extension says so and offers to install it.
+    bare = tmp_path_factory.mktemp("bare-python") / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(bare)], check=True)
+    seen = len(vscode.records("bridge-state"))
+    vscode.update_settings(
+        {
+            "maestroBridge.pythonPath": str(bare / "bin" / "python"),
+            # This checkout stands in for the package index: same install, no upload needed.
+            "maestroBridge.packageSpec": str(REPO_ROOT),
+        }
+    )
+    errors = vscode.wait_for(
+        lambda: [s for s in states_since(vscode, seen) if s["kind"] == "error"],
+        60,
+        "the missing package to be reported",
+    )
+    assert "maestro-bridge is not installed" in errors[-1]["message"]
+    vscode.wait_for(lambda: ":" not in vscode.status_bar(), 30, "the status bar's error state")
+    vscode.wait_for(lambda: vscode.lsp_pids() == [], 15, "the old language server to exit")
+
+    # Accept, as a person would: it creates a private venv and pip-installs the package.
+    seen = len(vscode.records("bridge-state"))
+    vscode.click("Install")
+    ready = vscode.wait_for(lambda: ready_states(vscode, seen), 400, "the private install")
+    vscode.base_url = ready[-1]["url"]
+    [pid] = vscode.lsp_pids()
+    python = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[0].decode()
+    assert python.endswith("/venv/bin/python"), python
+    assert not python.startswith(str(bare)), python
+    with OpenAI(base_url=vscode.base_url, api_key="unused", max_retries=0, timeout=60) as sdk:
+        assert sdk.responses.create(model=MODEL, input="hi").output_text == "You said: hi"
+
+
+def test_settings_change_restarts_the_bridge(vscode: VSCodeHost) -> None:
+    # Runs last: it leaves the bridge on a new port with an API key.
+    [old_pid] = vscode.lsp_pids()
+    seen = len(vscode.records("bridge-state"))
+
+    def states_since() -> list[dict[str, Any]]:
+        return [e["state"] for e in vscode.records("bridge-state")[seen:]]
+
+    vscode.update_settings({"maestroBridge.enable": False})
+    vscode.wait_for(
+        lambda: any(s["kind"] == "stopped" for s in states_since()), 60, "the bridge to stop"
+    )
+    # Stopped politely (LSP shutdown and exit), not left behind.
+    vscode.wait_for(lambda: not is_running(old_pid), 15, "the language server to exit")
+    assert vscode.lsp_pids() == []
+
+    seen = len(vscode.records("bridge-state"))
+    key = "e2e-secret-key"
+    vscode.update_settings({"maestroBridge.apiKey": key, "maestroBridge.enable": True})
+    ready = vscode.wait_for(
+        lambda: [s for s in states_since() if s["kind"] == "ready"], 60, "the bridge to restart"
+    )
+    url = ready[-1]["url"]
+    [new_pid] = vscode.lsp_pids()
+    assert new_pid != old_pid
+    # The new settings reached the server: the API key is now required.
+    with (
+        OpenAI(base_url=url, api_key="wrong", max_retries=0, timeout=60) as sdk,
+        pytest.raises(openai.AuthenticationError),
+    ):
+        sdk.models.list()
+    with OpenAI(base_url=url, api_key=key, max_retries=0, timeout=60) as sdk:
+        assert MODEL in {m.id for m in sdk.models.list()}

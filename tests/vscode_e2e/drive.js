@@ -1,0 +1,66 @@
+// Opens code-server's workbench in headless Chromium, which is what starts VS Code's extension
+// host, and keeps it open until this process gets SIGTERM. Prints the extension host's console.
+// usage: node drive.js URL      (NODE_PATH must reach playwright-core; $CHROMIUM is the browser)
+const { chromium } = require('playwright-core');
+
+const [url] = process.argv.slice(2);
+let browser;
+
+async function main() {
+  browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking',
+      '--disable-component-update', '--no-first-run'],
+  });
+  // Clipboard access, as a person's browser grants it: the copy commands write to it.
+  const context = await browser.newContext({
+    viewport: { width: 1400, height: 900 },
+    permissions: ['clipboard-read', 'clipboard-write'],
+  });
+  const page = await context.newPage();
+  page.on('console', (m) => {
+    const text = m.text();
+    if (/Extension Host|maestro|Maestro/.test(text)) console.log('[workbench]', text.replace(/%c|color:\s*\w*;?/g, '').trim());
+  });
+  await page.goto(url, { waitUntil: 'domcontentloaded' });
+  console.log('[drive] workbench loaded');
+  // What a person sees: the Maestro Bridge status bar item's text, written to $STATUS_FILE.
+  if (process.env.STATUS_FILE) {
+    const fs = require('fs');
+    const item = page.locator('[id="maestro.maestro-bridge.maestroBridge.status"]');
+    setInterval(() => {
+      item.first().innerText({ timeout: 500 }).then(
+        (text) => fs.writeFileSync(process.env.STATUS_FILE, text),
+        () => undefined,
+      );
+    }, 300);
+  }
+  // A person's click: when $CLICK_FILE names a button, click it on a notification, then
+  // remove the file to say so.
+  if (process.env.CLICK_FILE) {
+    const fs = require('fs');
+    const file = process.env.CLICK_FILE;
+    let busy = false;
+    setInterval(() => {
+      if (busy || !fs.existsSync(file)) return;
+      busy = true;
+      const label = fs.readFileSync(file, 'utf8').trim();
+      page.locator('.notifications-toasts').getByRole('button', { name: label }).first()
+        .click({ timeout: 1000 })
+        .then(() => { fs.rmSync(file); console.log(`[drive] clicked ${label}`); }, () => undefined)
+        .finally(() => { busy = false; });
+    }, 300);
+  }
+  if (process.env.SCREENSHOT) {
+    setTimeout(() => void page.screenshot({ path: process.env.SCREENSHOT }).catch(() => undefined), 15000);
+  }
+}
+
+process.on('SIGTERM', () => {
+  void (browser ? browser.close() : Promise.resolve()).finally(() => process.exit(0));
+});
+main().catch((err) => {
+  console.error('[drive] failed:', err);
+  process.exit(2);
+});
