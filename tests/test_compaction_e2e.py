@@ -16,6 +16,7 @@ import aiohttp
 import pytest
 from conftest import BridgeServer, StartServer
 from openai import AsyncOpenAI
+from samples import output_text
 from spec_validation import (
     validate_compaction,
     validate_response,
@@ -64,15 +65,6 @@ async def post(http: aiohttp.ClientSession, url: str, body: Any) -> tuple[int, d
         payload = await reply.json()
         assert isinstance(payload, dict)
         return reply.status, payload
-
-
-def output_text(response: dict[str, Any]) -> str:
-    return "".join(
-        part["text"]
-        for item in response["output"]
-        if item["type"] == "message"
-        for part in item["content"]
-    )
 
 
 async def compact(http: aiohttp.ClientSession, server: BridgeServer) -> dict[str, Any]:

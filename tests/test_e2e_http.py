@@ -22,6 +22,7 @@ from typing import Any
 import aiohttp
 import pytest
 from conftest import REPO_ROOT, BridgeServer, StartServer
+from samples import WEATHER_TOOL, output_text
 from spec_validation import parse_sse, validate_response, validate_stream
 from spec_validation import shared_dir as spec_shared_dir
 
@@ -31,19 +32,6 @@ ERROR_KEYS = {"message", "type", "param", "code"}
 
 # Headers of a captured request that describe that one connection, not the client.
 _HOP_HEADERS = {"host", "content-length", "connection", "accept-encoding", "transfer-encoding"}
-
-WEATHER_TOOL: dict[str, Any] = {
-    "type": "function",
-    "name": "get_weather",
-    "description": "The weather in a city.",
-    "parameters": {
-        "type": "object",
-        "properties": {"city": {"type": "string"}},
-        "required": ["city"],
-        "additionalProperties": False,
-    },
-    "strict": True,
-}
 
 
 # --------------------------------------------------------------------------- helpers
@@ -147,16 +135,6 @@ def assert_error(
     if param is not None:
         assert error["param"] == param, error
     return error
-
-
-def output_text(response: dict[str, Any]) -> str:
-    return "".join(
-        part.get("text", "")
-        for item in response["output"]
-        if item["type"] == "message"
-        for part in item["content"]
-        if part["type"] == "output_text"
-    )
 
 
 def items_of(response: dict[str, Any], kind: str) -> list[dict[str, Any]]:

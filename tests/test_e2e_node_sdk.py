@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 from conftest import REPO_ROOT, BridgeServer
+from samples import output_text
 from spec_validation import validate_response, validate_stream
 
 CLIENT = REPO_ROOT / "tests" / "node" / "responses_client.cjs"
@@ -73,16 +74,6 @@ def run_client(
     return output
 
 
-def message_text(response: dict[str, Any]) -> str:
-    return "".join(
-        part["text"]
-        for item in response["output"]
-        if item["type"] == "message"
-        for part in item["content"]
-        if part["type"] == "output_text"
-    )
-
-
 def test_node_sdk_streams(node_env: dict[str, str], bridge_server: BridgeServer) -> None:
     result = run_client(node_env, "stream", bridge_server)
     assert result["sdk"] == "6.49.0"
@@ -90,15 +81,15 @@ def test_node_sdk_streams(node_env: dict[str, str], bridge_server: BridgeServer)
     # create({stream: true}): the events exactly as the SDK parsed them.
     final = validate_stream(result["raw_events"])
     validate_response(final)
-    assert message_text(final) == "You said: Hello from Node!"
+    assert output_text(final) == "You said: Hello from Node!"
     deltas = [e["delta"] for e in result["raw_events"] if e["type"] == "response.output_text.delta"]
     assert len(deltas) > 1 and "".join(deltas) == "You said: Hello from Node!"
 
     # The stream() helper: same event sequence, and its finalResponse() is the Response.
     helper_final = validate_stream(result["helper_events"])
-    assert message_text(helper_final) == "You said: Hello again!"
+    assert output_text(helper_final) == "You said: Hello again!"
     assert result["helper_final"]["id"] == helper_final["id"]
-    assert message_text(result["helper_final"]) == "You said: Hello again!"
+    assert output_text(result["helper_final"]) == "You said: Hello again!"
 
     # Plain create(): the SDK's output_text convenience works on the bridge's JSON.
     validate_response(result["created"])
@@ -121,5 +112,5 @@ def test_node_sdk_tool_loop(node_env: dict[str, str], bridge_server: BridgeServe
     validate_response(second)
     output = "Sunny, 21 C in placeholder."
     assert result["final_text"] == f"The tool get_weather returned {len(output)} characters."
-    assert message_text(second) == result["final_text"]
+    assert output_text(second) == result["final_text"]
     bridge_server.assert_alive()

@@ -17,15 +17,14 @@ import aiohttp
 import jsonschema
 import pytest
 from conftest import BridgeServer, StartServer
+from samples import WEATHER_TOOL, output_text
 from test_e2e_http import (
     TIMEOUT,
-    WEATHER_TOOL,
     assert_error,
     create,
     items_of,
     ok_response,
     ok_stream,
-    output_text,
     request,
 )
 

@@ -16,22 +16,12 @@ import aiohttp
 import pytest
 from conftest import BridgeServer, StartServer, start_bridge_server, stop_bridge_server
 from openai import AsyncOpenAI
+from samples import WEATHER_TOOL, output_text
 from spec_validation import validate_stream, validate_websocket_error
 
 TIMEOUT = aiohttp.ClientTimeout(total=30)
 TERMINAL = ("response.completed", "response.failed", "response.incomplete")
 WAIT = 20.0  # generous, against hangs only
-
-WEATHER_TOOL: dict[str, Any] = {
-    "type": "function",
-    "name": "get_weather",
-    "description": "The weather in a city.",
-    "parameters": {
-        "type": "object",
-        "properties": {"city": {"type": "string"}},
-        "required": ["city"],
-    },
-}
 
 
 def ws_url(server: BridgeServer, prefix: str = "/v1") -> str:
@@ -40,15 +30,6 @@ def ws_url(server: BridgeServer, prefix: str = "/v1") -> str:
 
 def user(text: str) -> dict[str, Any]:
     return {"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]}
-
-
-def output_text(response: dict[str, Any]) -> str:
-    return "".join(
-        part["text"]
-        for item in response["output"]
-        if item["type"] == "message"
-        for part in item["content"]
-    )
 
 
 @pytest.fixture
