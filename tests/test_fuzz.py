@@ -18,9 +18,16 @@ import pytest
 from conftest import BridgeServer
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from spec_validation import parse_sse, validate_response, validate_stream
+from spec_validation import (
+    parse_sse,
+    validate_response,
+    validate_stream,
+    validate_websocket_error,
+)
+from websockets.sync.client import connect
 
 STATUSES: Counter[int] = Counter()  # every status seen, for the closing report
+TERMINAL_TYPES = ("response.completed", "response.incomplete", "response.failed")
 
 
 class Client:
@@ -333,6 +340,75 @@ def test_fuzz_methods_and_paths(client: Client, method: str, path: str, body: An
     check_answer(status, content_type, data)
 
 
+# --------------------------------------------------------------------------- WebSocket frames
+
+
+class SocketClient:
+    """One WebSocket connection in WebSocket mode, kept open across examples: a bad frame must
+    leave it usable, so it is reopened only if the server closed it (which fails the test)."""
+
+    def __init__(self, server: BridgeServer) -> None:
+        self.url = server.root_url.replace("http://", "ws://", 1) + "/v1/responses"
+        self.socket = connect(self.url, open_timeout=30, max_size=None)
+        self.frames = 0
+
+    def exchange(self, frame: str | bytes) -> None:
+        """Send one frame; read until its one error event or its response's terminal event."""
+        self.frames += 1
+        self.socket.send(frame)
+        events: list[dict[str, Any]] = []
+        while True:
+            event = json.loads(self.socket.recv(timeout=30))
+            if event["type"] == "error":
+                assert not events, f"an error event in the middle of a response: {events}"
+                validate_websocket_error(event)
+                STATUSES[event["status"]] += 1
+                assert event["status"] < 500, event
+                return
+            events.append(event)
+            if event["type"] in TERMINAL_TYPES:
+                validate_stream(events)
+                STATUSES[200] += 1
+                return
+
+
+@pytest.fixture(scope="module")
+def socket_client(bridge_server: BridgeServer) -> Iterator[SocketClient]:
+    c = SocketClient(bridge_server)
+    yield c
+    print(f"\nfuzz: {c.frames} WebSocket frames on one connection")
+    c.socket.close()
+
+
+create_frames = requests.map(lambda body: {"type": "response.create", **body}) | st.builds(
+    lambda body: {"type": "response.create", "response": body}, any_json
+)
+
+
+@settings(FUZZ, max_examples=300)
+@given(frame=create_frames | any_json)
+def test_fuzz_websocket_json_frames(socket_client: SocketClient, frame: Any) -> None:
+    socket_client.exchange(json.dumps(frame, allow_nan=True))
+
+
+@settings(FUZZ, max_examples=200)
+@given(frame=st.binary(max_size=200) | st.text(max_size=200))
+def test_fuzz_websocket_raw_frames(socket_client: SocketClient, frame: str | bytes) -> None:
+    socket_client.exchange(frame)
+
+
+def test_fuzzed_socket_still_answers(socket_client: SocketClient) -> None:
+    """The same connection, after every bad frame above, still runs a response."""
+    socket_client.socket.send(
+        json.dumps({"type": "response.create", "model": "sim-echo", "input": "still open?"})
+    )
+    events: list[dict[str, Any]] = []
+    while not events or events[-1]["type"] not in TERMINAL_TYPES:
+        events.append(json.loads(socket_client.socket.recv(timeout=30)))
+    final = validate_stream(events)
+    assert final["status"] == "completed"
+
+
 def test_fuzzed_server_is_alive_and_serving(bridge_server: BridgeServer, client: Client) -> None:
     """Runs after the properties above (file order): the same process still answers."""
     bridge_server.assert_alive()
@@ -347,5 +423,5 @@ def test_fuzzed_server_is_alive_and_serving(bridge_server: BridgeServer, client:
     validate_response(body)
     assert body["output_text"] if "output_text" in body else body["output"]
     fuzzed = sum(STATUSES.values())
-    assert fuzzed >= 2400 or fuzzed == 0, STATUSES  # 0: this test was run on its own
+    assert fuzzed >= 2900 or fuzzed == 0, STATUSES  # 0: this test was run on its own
     assert not any(code >= 500 for code in STATUSES), STATUSES
