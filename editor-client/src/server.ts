@@ -5,7 +5,8 @@ import * as vscode from 'vscode';
 import { LanguageClient, RevealOutputChannelOn, State, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
 import { LmEndpoint } from './lm';
 import { serverLogLevel, type Logger } from './logging';
-import { Methods, PROTOCOL_VERSION, type InitializationOptions, type ServerFailedParams, type ServerReadyParams } from './protocol';
+import { buildInitializationOptions } from './options';
+import { Methods, type ServerFailedParams, type ServerReadyParams } from './protocol';
 import type { Settings } from './settings';
 
 export interface ServerEvents {
@@ -33,12 +34,8 @@ export class BridgeServer implements vscode.Disposable {
         env: { ...process.env, PYTHONUNBUFFERED: '1', MAESTRO_BRIDGE_LOG_LEVEL: serverLogLevel(settings.logLevel) },
       },
     };
-    const initializationOptions: InitializationOptions = {
-      protocolVersion: PROTOCOL_VERSION,
-      host: settings.host,
-      port: settings.port,
-      apiKey: settings.apiKey || null,
-    };
+    const { options: initializationOptions, ignored } = buildInitializationOptions(settings, settings.bridge);
+    for (const key of ignored) log.warn(`Ignoring setting maestroBridge.${key}: its value has the wrong type`);
     const clientOptions: LanguageClientOptions = {
       documentSelector: [], // no documents: the server only serves HTTP
       outputChannel: log.channel, // the server's stderr (its log) goes here too
