@@ -365,6 +365,22 @@ def test_bridge_settings_reach_the_server(vscode: VSCodeHost) -> None:
         # The alias set before is still there: every setting is read on each restart.
         assert sdk.responses.create(model="gpt-5.5", input="hi").output_text == "You said: hi"
 
+    # Out of range: the server refuses to start, and the error names the setting.
+    seen = len(vscode.records("bridge-state"))
+    vscode.update_settings({"maestroBridge.limits.maxJsonDepth": 1})
+    errors = vscode.wait_for(
+        lambda: [s for s in states_since(vscode, seen) if s["kind"] == "error"],
+        60,
+        "the invalid limit to be reported",
+    )
+    assert "maxJsonDepth" in errors[-1]["message"], errors[-1]
+    # The server that refused to start does not stay behind.
+    vscode.wait_for(lambda: vscode.lsp_pids() == [], 15, "the refused server to exit")
+    seen = len(vscode.records("bridge-state"))
+    vscode.update_settings({"maestroBridge.limits.maxJsonDepth": 100})
+    ready = vscode.wait_for(lambda: ready_states(vscode, seen), 60, "the bridge to recover")
+    vscode.base_url = ready[-1]["url"]
+
 
 def test_settings_change_restarts_the_bridge(vscode: VSCodeHost) -> None:
     # Runs last: it leaves the bridge on a new port with an API key.
