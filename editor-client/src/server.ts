@@ -47,6 +47,8 @@ export class BridgeServer implements vscode.Disposable {
         env: { ...process.env, PYTHONUNBUFFERED: '1', MAESTRO_BRIDGE_LOG_LEVEL: serverLogLevel(settings.logLevel) },
         stdio: 'pipe',
       });
+      // Without a listener, a spawn error (no such file) would be thrown in the extension host.
+      child.once('error', (err) => log.error(`${python}: ${err.message}`));
       if (child.pid === undefined) return Promise.reject(new Error(`Could not start ${python}`));
       spawned.process = child;
       return Promise.resolve(child);
