@@ -34,7 +34,6 @@ from vscode_host import VSCodeHost, find_tools, start_host, stop_host
 pytestmark = pytest.mark.timeout(600)
 
 MODEL = "scripted-model"
-REPO_ROOT = Path(__file__).resolve().parents[1]
 WEATHER_TOOL: FunctionToolParam = {
     "type": "function",
     "name": "get_weather",
@@ -289,13 +288,9 @@ def test_missing_package_offers_a_private_install(
     bare = tmp_path_factory.mktemp("bare-python") / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(bare)], check=True)
     seen = len(vscode.records("bridge-state"))
-    vscode.update_settings(
-        {
-            "maestroBridge.pythonPath": str(bare / "bin" / "python"),
-            # This checkout stands in for the package index: same install, no upload needed.
-            "maestroBridge.packageSpec": str(REPO_ROOT),
-        }
-    )
+    # No maestroBridge.packageSpec: the install uses the wheel inside the VSIX, and only the
+    # dependencies come from the package index (maestro-bridge itself is not published).
+    vscode.update_settings({"maestroBridge.pythonPath": str(bare / "bin" / "python")})
     errors = vscode.wait_for(
         lambda: [s for s in states_since(vscode, seen) if s["kind"] == "error"],
         60,
@@ -316,6 +311,75 @@ def test_missing_package_offers_a_private_install(
     assert not python.startswith(str(bare)), python
     with OpenAI(base_url=vscode.base_url, api_key="unused", max_retries=0, timeout=60) as sdk:
         assert sdk.responses.create(model=MODEL, input="hi").output_text == "You said: hi"
+    # It came from the wheel the installed extension carries, and holds all three packages.
+    installed = json.loads(
+        run_python(
+            python,
+            "import importlib.metadata as m, sys; "
+            "sys.stdout.write(m.distribution('maestro-bridge').read_text('direct_url.json'))",
+        )
+    )
+    wheel = Path(installed["url"].removeprefix("file://"))
+    assert wheel.suffix == ".whl", installed
+    assert wheel.is_relative_to(vscode.root / "extensions"), installed
+    venv = Path(python).parents[1]
+    for package in ("bridge", "lsp", "headless_editor"):
+        location = run_python(python, f"import {package}; print({package}.__file__)").strip()
+        assert Path(location).is_relative_to(venv), (package, location)
+
+
+def run_python(python: str, code: str) -> str:
+    # Run outside this checkout, whose bridge/ would shadow the installed package.
+    done = subprocess.run(
+        [python, "-c", code], capture_output=True, text=True, cwd="/", check=True, timeout=60
+    )
+    return done.stdout
+
+
+def test_bridge_settings_reach_the_server(vscode: VSCodeHost) -> None:
+    # One setting per change: each change restarts the bridge once.
+    seen = len(vscode.records("bridge-state"))
+    vscode.update_settings({"maestroBridge.modelAliases": {"gpt-5.5": MODEL}})
+    ready = vscode.wait_for(lambda: ready_states(vscode, seen), 60, "the restart with an alias")
+    vscode.base_url = ready[-1]["url"]
+    with OpenAI(base_url=vscode.base_url, api_key="unused", max_retries=0, timeout=60) as sdk:
+        response = sdk.responses.create(model="gpt-5.5", input="aliased")
+        validate_response(as_json(response))
+        assert response.output_text == "You said: aliased"
+        assert response.model == "gpt-5.5"  # the name the client asked for ...
+        assert last_request(vscode)["model"] == MODEL  # ... answered by the provider's model
+        listed = {m.id: as_json(m) for m in sdk.models.list()}
+        assert listed["gpt-5.5"]["alias_for"] == MODEL
+        assert listed[MODEL].get("alias_for") is None
+
+    # A limit: no tools allowed any more.
+    seen = len(vscode.records("bridge-state"))
+    vscode.update_settings({"maestroBridge.limits.maxTools": 0})
+    ready = vscode.wait_for(lambda: ready_states(vscode, seen), 60, "the restart with a limit")
+    vscode.base_url = ready[-1]["url"]
+    with OpenAI(base_url=vscode.base_url, api_key="unused", max_retries=0, timeout=60) as sdk:
+        with pytest.raises(openai.BadRequestError) as caught:
+            sdk.responses.create(model=MODEL, input="hi", tools=[WEATHER_TOOL])
+        body = caught.value.body
+        assert isinstance(body, dict) and body.get("param") == "tools", body
+        # The alias set before is still there: every setting is read on each restart.
+        assert sdk.responses.create(model="gpt-5.5", input="hi").output_text == "You said: hi"
+
+    # Out of range: the server refuses to start, and the error names the setting.
+    seen = len(vscode.records("bridge-state"))
+    vscode.update_settings({"maestroBridge.limits.maxJsonDepth": 1})
+    errors = vscode.wait_for(
+        lambda: [s for s in states_since(vscode, seen) if s["kind"] == "error"],
+        60,
+        "the invalid limit to be reported",
+    )
+    assert "maxJsonDepth" in errors[-1]["message"], errors[-1]
+    # The server that refused to start does not stay behind.
+    vscode.wait_for(lambda: vscode.lsp_pids() == [], 15, "the refused server to exit")
+    seen = len(vscode.records("bridge-state"))
+    vscode.update_settings({"maestroBridge.limits.maxJsonDepth": 100})
+    ready = vscode.wait_for(lambda: ready_states(vscode, seen), 60, "the bridge to recover")
+    vscode.base_url = ready[-1]["url"]
 
 
 def test_settings_change_restarts_the_bridge(vscode: VSCodeHost) -> None:

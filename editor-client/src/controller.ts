@@ -4,7 +4,7 @@
 import * as vscode from 'vscode';
 import type { BridgeState } from './convert';
 import type { Logger } from './logging';
-import { findInterpreter, installPrivately, neutralCwd } from './python';
+import { bundledWheel, findInterpreter, installPrivately, neutralCwd } from './python';
 import { BridgeServer } from './server';
 import { readSettings, type Settings } from './settings';
 import type { StatusItem } from './status';
@@ -21,6 +21,7 @@ export class Controller implements vscode.Disposable {
 
   constructor(
     private readonly storage: vscode.Uri,
+    private readonly extensionDir: string,
     private readonly log: Logger,
     private readonly status: StatusItem,
   ) {}
@@ -124,7 +125,12 @@ export class Controller implements vscode.Disposable {
       install, choose, 'Show Logs',
     );
     if (pick === install) {
-      const spec = readSettings().packageSpec; // as it is now: it may have changed meanwhile
+      // The setting as it is now (it may have changed meanwhile), else the wheel in the VSIX.
+      const spec = readSettings().packageSpec || bundledWheel(this.extensionDir);
+      if (!spec) {
+        this.fail('This build of the extension has no bundled maestro-bridge wheel: set maestroBridge.packageSpec');
+        return;
+      }
       try {
         await installPrivately(basePython, spec, this.storage, this.log);
       } catch (err) {

@@ -20,7 +20,7 @@ let controller: Controller | undefined;
 export function activate(context: vscode.ExtensionContext): MaestroBridgeApi {
   const log = new Logger('Maestro Bridge', readSettings().logLevel);
   const status = new StatusItem();
-  const ctl = new Controller(context.globalStorageUri, log, status);
+  const ctl = new Controller(context.globalStorageUri, context.extensionUri.fsPath, log, status);
   controller = ctl;
   context.subscriptions.push(
     log,

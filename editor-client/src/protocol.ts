@@ -65,11 +65,30 @@ export interface ChatParams {
 
 export interface CountTokensParams { model: string; text: string }
 
+/** Optional limits: absent ones take the server's defaults. */
+export interface Limits {
+  maxBodyBytes?: number;
+  maxInputItems?: number;
+  maxTools?: number;
+  maxJsonDepth?: number;
+  maxConcurrentRequests?: number;
+  idleTimeoutSeconds?: number;
+  totalTimeoutSeconds?: number;
+  websocketMaxSeconds?: number;
+}
+
 export interface InitializationOptions {
   protocolVersion: number;
   host: string;
   port: number;
   apiKey: string | null;
+  modelAliases?: Record<string, string>;
+  defaultModel?: string;
+  keepaliveSeconds?: number;
+  allowRemote?: boolean;
+  allowedHosts?: string[];
+  allowedOrigins?: string[];
+  limits?: Limits;
 }
 
 export interface ServerReadyParams { url: string; host: string; port: number }

@@ -99,6 +99,19 @@ function run(command: string, args: string[], cwd: string, log: Logger): Promise
   });
 }
 
+/** The maestro-bridge wheel packaged into the VSIX (scripts/bundle-wheel.js), if there is one. */
+export function bundledWheel(extensionDir: string): string | undefined {
+  const dir = path.join(extensionDir, 'dist', 'wheels');
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    return undefined; // a build without the wheel (e.g. run from source)
+  }
+  const wheel = names.filter((n) => n.endsWith('.whl')).sort().pop();
+  return wheel === undefined ? undefined : path.join(dir, wheel);
+}
+
 /** Creates the private venv from `basePython` and pip-installs `spec`; its interpreter. */
 export async function installPrivately(
   basePython: string, spec: string, storage: vscode.Uri, log: Logger,

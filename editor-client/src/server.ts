@@ -1,12 +1,20 @@
 // Starts and stops the language server (`python -m bridge.cli lsp`) over stdio with
 // vscode-languageclient, and wires the protocol's methods to the vscode.lm endpoint.
 
+import { spawn, type ChildProcess } from 'node:child_process';
 import * as vscode from 'vscode';
-import { LanguageClient, RevealOutputChannelOn, State, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
+import {
+  CloseAction, LanguageClient, RevealOutputChannelOn, State,
+  type ErrorHandler, type LanguageClientOptions, type ServerOptions,
+} from 'vscode-languageclient/node';
 import { LmEndpoint } from './lm';
 import { serverLogLevel, type Logger } from './logging';
-import { Methods, PROTOCOL_VERSION, type InitializationOptions, type ServerFailedParams, type ServerReadyParams } from './protocol';
+import { buildInitializationOptions } from './options';
+import { Methods, type ServerFailedParams, type ServerReadyParams } from './protocol';
 import type { Settings } from './settings';
+
+const EXIT_GRACE_MS = 2000;
+const MAX_RESTARTS = 3;
 
 export interface ServerEvents {
   ready(params: ServerReadyParams): void;
@@ -16,39 +24,52 @@ export interface ServerEvents {
 
 export class BridgeServer implements vscode.Disposable {
   private stopping = false;
+  private started = false;
   private readonly disposables: vscode.Disposable[] = [];
 
-  private constructor(readonly client: LanguageClient, readonly endpoint: LmEndpoint) {}
+  private constructor(
+    readonly client: LanguageClient,
+    readonly endpoint: LmEndpoint,
+    private readonly spawned: { process?: ChildProcess },
+  ) {}
 
   /** Spawns the server and completes the LSP handshake; the URL follows in events.ready. */
   static async start(
     python: string, cwd: string, settings: Settings, log: Logger, events: ServerEvents,
   ): Promise<BridgeServer> {
-    const serverOptions: ServerOptions = {
-      command: python,
-      args: ['-m', 'bridge.cli', 'lsp'],
-      // No `transport`: TransportKind.stdio would append `--stdio`, which `lsp` does not take.
-      options: {
+    const spawned: { process?: ChildProcess } = {};
+    // We spawn the process ourselves (rather than give the client a command) to keep its handle:
+    // the client cannot stop a server whose initialize failed (a setting out of range), and that
+    // server would wait on its open stdin for ever.
+    const serverOptions: ServerOptions = () => {
+      const child = spawn(python, ['-m', 'bridge.cli', 'lsp'], {
         cwd,
         env: { ...process.env, PYTHONUNBUFFERED: '1', MAESTRO_BRIDGE_LOG_LEVEL: serverLogLevel(settings.logLevel) },
-      },
+        stdio: 'pipe',
+      });
+      // Without a listener, a spawn error (no such file) would be thrown in the extension host.
+      child.once('error', (err) => log.error(`${python}: ${err.message}`));
+      if (child.pid === undefined) return Promise.reject(new Error(`Could not start ${python}`));
+      spawned.process = child;
+      return Promise.resolve(child);
     };
-    const initializationOptions: InitializationOptions = {
-      protocolVersion: PROTOCOL_VERSION,
-      host: settings.host,
-      port: settings.port,
-      apiKey: settings.apiKey || null,
-    };
+    const { options: initializationOptions, ignored } = buildInitializationOptions(settings, settings.bridge);
+    for (const key of ignored) log.warn(`Ignoring setting maestroBridge.${key}: its value has the wrong type`);
     const clientOptions: LanguageClientOptions = {
       documentSelector: [], // no documents: the server only serves HTTP
       outputChannel: log.channel, // the server's stderr (its log) goes here too
       revealOutputChannelOn: RevealOutputChannelOn.Never,
       initializationOptions,
-      connectionOptions: { maxRestartCount: 3 },
+      errorHandler: {
+        error: (error, message, count) => restarts.error(error, message, count),
+        // A crash restarts the server (a few times); one we end ourselves must stay ended.
+        closed: () => (server.stopping ? { action: CloseAction.DoNotRestart, handled: true } : restarts.closed()),
+      },
     };
     const client = new LanguageClient('maestroBridge', 'Maestro Bridge', serverOptions, clientOptions);
+    const restarts: ErrorHandler = client.createDefaultErrorHandler(MAX_RESTARTS);
     const endpoint = new LmEndpoint(client, log);
-    const server = new BridgeServer(client, endpoint);
+    const server = new BridgeServer(client, endpoint, spawned);
 
     client.onRequest(Methods.models, () => endpoint.models());
     client.onRequest(Methods.chat, (params: unknown, token: vscode.CancellationToken) => endpoint.chat(params, token));
@@ -61,12 +82,14 @@ export class BridgeServer implements vscode.Disposable {
       endpoint,
       endpoint.onDidChangeInFlight((n) => events.inFlight(n)),
       client.onDidChangeState((e) => {
-        if (e.newState === State.Stopped && !server.stopping) events.failed('the language server stopped');
+        // A failed start is reported by start()'s rejection, which says why.
+        if (e.newState === State.Stopped && server.started && !server.stopping) events.failed('the language server stopped');
       }),
     );
     log.info(`Starting ${python} -m bridge.cli lsp (${settings.host}:${settings.port})`);
     try {
       await client.start();
+      server.started = true;
     } catch (err) {
       await server.dispose();
       throw err;
@@ -82,6 +105,13 @@ export class BridgeServer implements vscode.Disposable {
       if (this.client.isRunning()) await this.client.stop(5000);
     } catch {
       // already gone: nothing left to stop
+    }
+    const child = this.spawned.process;
+    if (child && child.exitCode === null && child.signalCode === null) {
+      // Not stopped politely (its start failed, or it did not answer): give it a moment, then end it.
+      const exited = new Promise<boolean>((resolve) => child.once('exit', () => resolve(true)));
+      const timeout = new Promise<boolean>((resolve) => setTimeout(() => resolve(false), EXIT_GRACE_MS));
+      if (!(await Promise.race([exited, timeout]))) child.kill();
     }
   }
 }

@@ -2,6 +2,7 @@
 
 import * as vscode from 'vscode';
 import { LEVELS, type LogLevel } from './logging';
+import { OPTIONAL_SETTINGS, type UserValues } from './options';
 
 export const SECTION = 'maestroBridge';
 
@@ -13,6 +14,20 @@ export interface Settings {
   logLevel: LogLevel;
   pythonPath: string;
   packageSpec: string;
+  /** The bridge's optional settings (options.ts) that the user set, in any scope. */
+  bridge: UserValues;
+}
+
+/** Values set in user, workspace or folder settings; defaults shown in the UI are not sent. */
+function userValues(c: vscode.WorkspaceConfiguration): UserValues {
+  const values: Record<string, unknown> = {};
+  for (const key of OPTIONAL_SETTINGS) {
+    const i = c.inspect(key);
+    const set = i && [i.globalValue, i.workspaceValue, i.workspaceFolderValue].some((v) => v !== undefined);
+    // get() is the effective value: VS Code merges object settings (modelAliases) across scopes.
+    if (set) values[key] = c.get(key);
+  }
+  return values;
 }
 
 export function readSettings(): Settings {
@@ -25,6 +40,7 @@ export function readSettings(): Settings {
     apiKey: c.get<string>('apiKey', ''),
     logLevel: (LEVELS as readonly string[]).includes(level) ? (level as LogLevel) : 'info',
     pythonPath: c.get<string>('pythonPath', '').trim(),
-    packageSpec: c.get<string>('packageSpec', 'maestro-bridge').trim() || 'maestro-bridge',
+    packageSpec: c.get<string>('packageSpec', '').trim(), // empty: the wheel bundled in the VSIX
+    bridge: userValues(c),
   };
 }

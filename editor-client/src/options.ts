@@ -1,0 +1,110 @@
+// The language server's initialization options (docs/protocol.md) from the user's settings.
+// Pure (no vscode import) so it is unit-tested. Only what the user set is sent: the server's
+// defaults (bridge/settings.py) stay the one place that defines them.
+
+import { PROTOCOL_VERSION, type InitializationOptions, type Limits } from './protocol';
+
+export const LIMIT_NAMES = [
+  'maxBodyBytes',
+  'maxInputItems',
+  'maxTools',
+  'maxJsonDepth',
+  'maxConcurrentRequests',
+  'idleTimeoutSeconds',
+  'totalTimeoutSeconds',
+  'websocketMaxSeconds',
+] as const satisfies ReadonlyArray<keyof Limits>;
+
+const INTEGER_LIMITS: ReadonlySet<string> = new Set([
+  'maxBodyBytes', 'maxInputItems', 'maxTools', 'maxJsonDepth', 'maxConcurrentRequests',
+]);
+
+/** The settings (below `maestroBridge.`) passed on only when the user set them. */
+export const OPTIONAL_SETTINGS: readonly string[] = [
+  'modelAliases',
+  'defaultModel',
+  'keepaliveSeconds',
+  'allowRemote',
+  'allowedHosts',
+  'allowedOrigins',
+  ...LIMIT_NAMES.map((name) => `limits.${name}`),
+];
+
+/** Always sent: the extension's port default (23335) is not the server's (0). */
+export interface Endpoint {
+  host: string;
+  port: number;
+  apiKey: string;
+}
+
+/** The values the user set, by setting name below `maestroBridge.`; a setting not set is absent. */
+export type UserValues = Readonly<Record<string, unknown>>;
+
+export interface BuiltOptions {
+  options: InitializationOptions;
+  /** Settings left out because their value has the wrong type (settings.json is hand-edited). */
+  ignored: string[];
+}
+
+const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+
+function stringList(value: unknown): string[] | undefined {
+  if (!Array.isArray(value) || !value.every((v) => typeof v === 'string')) return undefined;
+  return (value as string[]).map((v) => v.trim()).filter((v) => v !== '');
+}
+
+export function buildInitializationOptions(endpoint: Endpoint, set: UserValues): BuiltOptions {
+  const options: InitializationOptions = {
+    protocolVersion: PROTOCOL_VERSION,
+    host: endpoint.host,
+    port: endpoint.port,
+    apiKey: endpoint.apiKey || null,
+  };
+  const ignored: string[] = [];
+  const has = (key: string): boolean => set[key] !== undefined && set[key] !== null;
+
+  if (has('modelAliases')) {
+    const value = set['modelAliases'];
+    if (typeof value === 'object' && !Array.isArray(value)) {
+      const aliases: Record<string, string> = {};
+      for (const [name, target] of Object.entries(value as Record<string, unknown>)) {
+        // Names match exactly on the server, so they are kept as written; empty ones mean nothing.
+        if (name !== '' && typeof target === 'string' && target.trim() !== '') aliases[name] = target.trim();
+        else ignored.push(`modelAliases.${name}`);
+      }
+      if (Object.keys(aliases).length > 0) options.modelAliases = aliases;
+    } else ignored.push('modelAliases');
+  }
+  if (has('defaultModel')) {
+    const value = set['defaultModel'];
+    if (typeof value !== 'string') ignored.push('defaultModel');
+    else if (value.trim() !== '') options.defaultModel = value.trim(); // empty: none, the default
+  }
+  if (has('keepaliveSeconds')) {
+    const value = set['keepaliveSeconds'];
+    if (isNumber(value)) options.keepaliveSeconds = value;
+    else ignored.push('keepaliveSeconds');
+  }
+  if (has('allowRemote')) {
+    const value = set['allowRemote'];
+    if (typeof value === 'boolean') options.allowRemote = value;
+    else ignored.push('allowRemote');
+  }
+  for (const key of ['allowedHosts', 'allowedOrigins'] as const) {
+    if (!has(key)) continue;
+    const list = stringList(set[key]);
+    if (list) options[key] = list;
+    else ignored.push(key);
+  }
+  const limits: Limits = {};
+  for (const name of LIMIT_NAMES) {
+    const key = `limits.${name}`;
+    if (!has(key)) continue;
+    const value = set[key];
+    if (isNumber(value) && (!INTEGER_LIMITS.has(name) || Number.isInteger(value))) limits[name] = value;
+    else ignored.push(key);
+  }
+  if (Object.keys(limits).length > 0) options.limits = limits;
+  // Ranges (minimums) are the server's to check: it refuses to start and says which value is wrong.
+  return { options, ignored };
+}

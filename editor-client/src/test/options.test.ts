@@ -1,0 +1,103 @@
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { describe, it } from 'node:test';
+import { buildInitializationOptions, LIMIT_NAMES, OPTIONAL_SETTINGS } from '../options';
+import { PROTOCOL_VERSION } from '../protocol';
+
+const endpoint = { host: '127.0.0.1', port: 23335, apiKey: '' };
+
+describe('buildInitializationOptions', () => {
+  it('sends only the endpoint when the user set nothing, so the server keeps its defaults', () => {
+    const built = buildInitializationOptions(endpoint, {});
+    assert.deepEqual(built, {
+      options: { protocolVersion: PROTOCOL_VERSION, host: '127.0.0.1', port: 23335, apiKey: null },
+      ignored: [],
+    });
+  });
+
+  it('passes the API key when set', () => {
+    const { options } = buildInitializationOptions({ ...endpoint, apiKey: 'k' }, {});
+    assert.equal(options.apiKey, 'k');
+  });
+
+  it('passes every setting the user set', () => {
+    const { options, ignored } = buildInitializationOptions(endpoint, {
+      modelAliases: { 'gpt-5.5': 'copilot-gpt-4.1' },
+      defaultModel: ' gpt-4.1 ',
+      keepaliveSeconds: 0,
+      allowRemote: true,
+      allowedHosts: ['bridge.example', ' '],
+      allowedOrigins: ['https://app.example'],
+      'limits.maxBodyBytes': 2048,
+      'limits.maxTools': 0,
+      'limits.idleTimeoutSeconds': 2.5,
+    });
+    assert.deepEqual(ignored, []);
+    assert.deepEqual(options, {
+      protocolVersion: PROTOCOL_VERSION,
+      host: '127.0.0.1',
+      port: 23335,
+      apiKey: null,
+      modelAliases: { 'gpt-5.5': 'copilot-gpt-4.1' },
+      defaultModel: 'gpt-4.1',
+      keepaliveSeconds: 0, // a falsy value the user set is still sent
+      allowRemote: true,
+      allowedHosts: ['bridge.example'],
+      allowedOrigins: ['https://app.example'],
+      limits: { maxBodyBytes: 2048, maxTools: 0, idleTimeoutSeconds: 2.5 },
+    });
+  });
+
+  it('leaves out empty names (the server default: none) and an empty limits object', () => {
+    const { options } = buildInitializationOptions(endpoint, { defaultModel: '', modelAliases: {} });
+    assert.equal('defaultModel' in options, false);
+    assert.equal('modelAliases' in options, false);
+    assert.equal('limits' in options, false);
+  });
+
+  it('ignores values of the wrong type and says which', () => {
+    const { options, ignored } = buildInitializationOptions(endpoint, {
+      modelAliases: { good: 'gpt-4.1', empty: '', number: 5 },
+      defaultModel: 42,
+      keepaliveSeconds: '10',
+      allowRemote: 'yes',
+      allowedHosts: 'bridge.example',
+      allowedOrigins: [1],
+      'limits.maxTools': 1.5, // an integer limit
+      'limits.maxBodyBytes': Number.NaN,
+      'limits.totalTimeoutSeconds': null, // null: not set
+    });
+    assert.deepEqual(options.modelAliases, { good: 'gpt-4.1' });
+    assert.deepEqual(ignored, [
+      'modelAliases.empty', 'modelAliases.number', 'defaultModel', 'keepaliveSeconds', 'allowRemote',
+      'allowedHosts', 'allowedOrigins', 'limits.maxBodyBytes', 'limits.maxTools',
+    ]);
+    for (const key of ['defaultModel', 'keepaliveSeconds', 'allowRemote', 'allowedHosts', 'allowedOrigins', 'limits']) {
+      assert.equal(key in options, false, key);
+    }
+  });
+
+  it('passes range checks to the server, which owns them', () => {
+    const { options, ignored } = buildInitializationOptions(endpoint, { 'limits.maxJsonDepth': 1 });
+    assert.deepEqual(ignored, []);
+    assert.deepEqual(options.limits, { maxJsonDepth: 1 });
+  });
+});
+
+describe('the settings package.json contributes', () => {
+  const manifest = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8')) as {
+    contributes: { configuration: { properties: Record<string, { default?: unknown; markdownDescription?: string; description?: string }> } };
+  };
+  const properties = manifest.contributes.configuration.properties;
+
+  it('include every option this module sends, each with a default and a description', () => {
+    assert.equal(LIMIT_NAMES.length, 8);
+    for (const key of OPTIONAL_SETTINGS) {
+      const property = properties[`maestroBridge.${key}`];
+      assert.ok(property, key);
+      assert.notEqual(property.default, undefined, key);
+      assert.ok(property.markdownDescription ?? property.description, key);
+    }
+  });
+});
