@@ -163,7 +163,7 @@ def main(argv: list[str] | None = None) -> int:
 def _serve(args: argparse.Namespace) -> int:
     from pydantic import ValidationError
 
-    from bridge.security import BindRefused, check_bind
+    from bridge.bind_policy import BindRefused, check_bind
     from bridge.settings import BridgeSettings
     from headless_editor.script import ScriptError, load_script
     from lsp.main import configure_logging

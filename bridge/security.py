@@ -10,14 +10,12 @@ origin was allowed by the user. No response ever carries `Access-Control-Allow-O
 from __future__ import annotations
 
 import hmac
-import ipaddress
-import logging
-import re
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 from aiohttp import web
 
+from bridge.bind_policy import is_loopback_host
 from bridge.errors import ApiError
 from bridge.settings import BridgeSettings
 
@@ -26,38 +24,6 @@ Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 UNAUTHENTICATED_PATHS = frozenset({"/health"})
 CORS_METHODS = "GET, POST, OPTIONS"
 CORS_MAX_AGE = "600"
-
-
-class BindRefused(ValueError):
-    """The settings ask for a bind address that the security defaults do not allow."""
-
-
-def is_loopback_host(host: str) -> bool:
-    """True for an address that only this machine can reach (`localhost`, 127.0.0.0/8, ::1)."""
-    name = host.strip().strip("[]").lower()
-    if name == "localhost" or name.endswith(".localhost"):
-        return True
-    try:
-        return ipaddress.ip_address(name).is_loopback
-    except ValueError:
-        return False  # another host name: it may resolve to anything
-
-
-def check_bind(settings: BridgeSettings) -> None:
-    """Refuse a non-loopback bind unless remote access was asked for and a key is set."""
-    if is_loopback_host(settings.host):
-        return
-    if not settings.allowRemote:
-        raise BindRefused(
-            f"Refusing to listen on {settings.host!r}: other machines could use your models. "
-            "Bind a loopback address, or ask for remote access explicitly (--allow-remote, "
-            "initialization option allowRemote) and set an API key."
-        )
-    if not settings.apiKey:
-        raise BindRefused(
-            f"Refusing to listen on {settings.host!r} without an API key: set one "
-            "(--api-key or MAESTRO_BRIDGE_API_KEY, initialization option apiKey)."
-        )
 
 
 def _host_name(header: str) -> str:
@@ -172,40 +138,3 @@ def install(app: web.Application, settings: BridgeSettings) -> None:
     app[POLICY] = policy
     app.middlewares.append(access_middleware(policy))
     app.on_response_prepare.append(_cors_headers)
-
-
-# --------------------------------------------------------------------------- logging
-
-# `"apiKey": "..."` in JSON and `'apiKey': '...'` in a logged dict repr (pygls at DEBUG logs
-# whole messages, the editor's initialize options included).
-_KEY_FIELD = re.compile(r"""(["']?api_?key["']?\s*[:=]\s*["'])[^"']*(["'])""", re.IGNORECASE)
-_BEARER = re.compile(r"(bearer\s+)[^\s\"',]+", re.IGNORECASE)
-
-
-class RedactSecrets(logging.Filter):
-    """Blanks API keys out of every log record, whatever logs it and at whatever level."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.secrets: set[str] = set()
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        text = record.getMessage()
-        clean = _BEARER.sub(r"\1***", _KEY_FIELD.sub(r"\1***\2", text))
-        for secret in self.secrets:
-            clean = clean.replace(secret, "***")
-        if clean != text:
-            record.msg, record.args = clean, None
-        return True
-
-
-REDACTOR = RedactSecrets()
-
-
-def redact_logs(handlers: list[logging.Handler], secret: str | None = None) -> None:
-    """Install the redacting filter on these handlers (once), and remember a known secret."""
-    if secret:
-        REDACTOR.secrets.add(secret)
-    for handler in handlers:
-        if REDACTOR not in handler.filters:
-            handler.addFilter(REDACTOR)

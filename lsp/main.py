@@ -14,7 +14,7 @@ import os
 import sys
 from collections.abc import Callable
 
-from bridge.security import redact_logs
+from bridge.log_redaction import redact_logs
 from lsp import rpc
 
 log = logging.getLogger(__name__)

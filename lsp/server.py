@@ -14,8 +14,9 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
 from bridge import __version__
+from bridge.bind_policy import BindRefused, check_bind
 from bridge.http_app import create_app
-from bridge.security import BindRefused, check_bind, redact_logs
+from bridge.log_redaction import redact_logs
 from bridge.settings import BridgeSettings
 from lsp import rpc
 from lsp.editor_backend import EditorBackend

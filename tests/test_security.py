@@ -15,8 +15,9 @@ from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
 from conftest import REPO_ROOT, BridgeServer, StartServer
 
+from bridge.bind_policy import BindRefused, check_bind, is_loopback_host
 from bridge.http_app import create_app
-from bridge.security import AccessPolicy, BindRefused, check_bind, is_loopback_host
+from bridge.security import AccessPolicy
 from bridge.settings import BridgeSettings
 from headless_editor.simulated_model import SimulatedModel
 

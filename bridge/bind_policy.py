@@ -1,0 +1,43 @@
+"""Which addresses the endpoint may listen on (checked before anything is bound).
+
+Kept free of aiohttp: `maestro-bridge serve` checks the bind in the headless editor's process,
+which must not pay for importing the HTTP server it does not run.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+
+from bridge.settings import BridgeSettings
+
+
+class BindRefused(ValueError):
+    """The settings ask for a bind address that the security defaults do not allow."""
+
+
+def is_loopback_host(host: str) -> bool:
+    """True for an address that only this machine can reach (`localhost`, 127.0.0.0/8, ::1)."""
+    name = host.strip().strip("[]").lower()
+    if name == "localhost" or name.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False  # another host name: it may resolve to anything
+
+
+def check_bind(settings: BridgeSettings) -> None:
+    """Refuse a non-loopback bind unless remote access was asked for and a key is set."""
+    if is_loopback_host(settings.host):
+        return
+    if not settings.allowRemote:
+        raise BindRefused(
+            f"Refusing to listen on {settings.host!r}: other machines could use your models. "
+            "Bind a loopback address, or ask for remote access explicitly (--allow-remote, "
+            "initialization option allowRemote) and set an API key."
+        )
+    if not settings.apiKey:
+        raise BindRefused(
+            f"Refusing to listen on {settings.host!r} without an API key: set one "
+            "(--api-key or MAESTRO_BRIDGE_API_KEY, initialization option apiKey)."
+        )
