@@ -10,49 +10,11 @@ from typing import Any
 
 import aiohttp
 import pytest
+from recording_model import RecordingModel
 
-from bridge.backend import ChatRequest, DataPart, EditorError, ModelInfo, ResponsePart, TextPart
+from bridge.backend import EditorError, ModelInfo
 from headless_editor.editor import EditorStartError, HeadlessEditor
-from headless_editor.script import Script
 from headless_editor.simulated_model import SimulatedModel
-
-
-class RecordingModel(SimulatedModel):
-    """The simulated model, recording what reached the editor and how each chat ended."""
-
-    def __init__(self) -> None:
-        self.requests: list[ChatRequest] = []
-        self.cancelled = asyncio.Event()
-        self.slow = False
-        self.error: EditorError | None = None
-        self.send_usage = True
-        self.counted: list[str] = []
-
-    def count_tokens(self, text: str) -> int:
-        self.counted.append(text)
-        return super().count_tokens(text)
-
-    def models(self) -> list[ModelInfo]:
-        return [*super().models(), ModelInfo(id="slow", name="Slow", maxInputTokens=1000)]
-
-    async def respond(
-        self, request: ChatRequest, rules: Script | None = None
-    ) -> AsyncIterator[ResponsePart]:
-        self.requests.append(request)
-        if self.error is not None:
-            raise self.error
-        if request.model == "slow":
-            try:
-                yield TextPart(value="first ")
-                await asyncio.sleep(30)
-                yield TextPart(value="never")
-            except asyncio.CancelledError:
-                self.cancelled.set()
-                raise
-            return
-        async for part in super().respond(request, rules):
-            if self.send_usage or not (isinstance(part, DataPart) and part.mimeType == "usage"):
-                yield part
 
 
 @pytest.fixture

@@ -16,51 +16,18 @@ from typing import Any
 
 import aiohttp
 import pytest
+from recording_model import RecordingModel
 from spec_validation import validate_stream, validate_websocket_error
 
-from bridge.backend import ChatRequest, EditorError, ModelInfo, ResponsePart, TextPart
+from bridge.backend import ChatRequest, EditorError, TextPart
 from headless_editor.editor import HeadlessEditor
-from headless_editor.script import Script
-from headless_editor.simulated_model import SimulatedModel
 
 WAIT = 20.0  # against hangs only
 
 
-class RecordingSlowModel(SimulatedModel):
-    """Records every chat request; `fail_next` makes the next chat fail after one word."""
-
-    def __init__(self) -> None:
-        self.requests: list[ChatRequest] = []
-        self.fail_next: EditorError | None = None
-        self.cancelled = asyncio.Event()
-
-    def models(self) -> list[ModelInfo]:
-        return [*super().models(), ModelInfo(id="slow", name="Slow", maxInputTokens=1000)]
-
-    async def respond(
-        self, request: ChatRequest, rules: Script | None = None
-    ) -> AsyncIterator[ResponsePart]:
-        self.requests.append(request)
-        if self.fail_next is not None:
-            error, self.fail_next = self.fail_next, None
-            yield TextPart(value="partial ")
-            raise error
-        if request.model == "slow":
-            try:
-                yield TextPart(value="first ")
-                await asyncio.sleep(60)
-                yield TextPart(value="never")
-            except asyncio.CancelledError:
-                self.cancelled.set()
-                raise
-            return
-        async for part in super().respond(request, rules):
-            yield part
-
-
 @contextlib.asynccontextmanager
-async def running_editor(options: dict[str, Any]) -> AsyncIterator[tuple[str, RecordingSlowModel]]:
-    model = RecordingSlowModel()
+async def running_editor(options: dict[str, Any]) -> AsyncIterator[tuple[str, RecordingModel]]:
+    model = RecordingModel()
     editor = HeadlessEditor(model=model)
     url = await editor.start({"port": 0, **options})
     try:
@@ -70,7 +37,7 @@ async def running_editor(options: dict[str, Any]) -> AsyncIterator[tuple[str, Re
 
 
 @pytest.fixture
-async def editor() -> AsyncIterator[tuple[str, RecordingSlowModel]]:
+async def editor() -> AsyncIterator[tuple[str, RecordingModel]]:
     async with running_editor({}) as pair:
         yield pair
 
@@ -114,7 +81,7 @@ def texts(request: ChatRequest) -> list[tuple[str, str]]:
 
 
 async def test_continuation_gives_the_model_the_whole_conversation(
-    editor: tuple[str, RecordingSlowModel], session: aiohttp.ClientSession
+    editor: tuple[str, RecordingModel], session: aiohttp.ClientSession
 ) -> None:
     url, model = editor
     async with session.ws_connect(url) as ws:
@@ -130,7 +97,7 @@ async def test_continuation_gives_the_model_the_whole_conversation(
 
 
 async def test_editor_failure_mid_turn_fails_the_response_and_evicts(
-    editor: tuple[str, RecordingSlowModel], session: aiohttp.ClientSession
+    editor: tuple[str, RecordingModel], session: aiohttp.ClientSession
 ) -> None:
     url, model = editor
     async with session.ws_connect(url) as ws:
@@ -148,7 +115,7 @@ async def test_editor_failure_mid_turn_fails_the_response_and_evicts(
 
 
 async def test_second_create_is_rejected_while_the_first_runs(
-    editor: tuple[str, RecordingSlowModel], session: aiohttp.ClientSession
+    editor: tuple[str, RecordingModel], session: aiohttp.ClientSession
 ) -> None:
     url, model = editor
     async with session.ws_connect(url) as ws:
@@ -165,7 +132,7 @@ async def test_second_create_is_rejected_while_the_first_runs(
 
 
 async def test_closing_the_socket_cancels_the_editor_request(
-    editor: tuple[str, RecordingSlowModel], session: aiohttp.ClientSession
+    editor: tuple[str, RecordingModel], session: aiohttp.ClientSession
 ) -> None:
     url, model = editor
     async with session.ws_connect(url) as ws:

@@ -1,0 +1,57 @@
+"""A test double of the editor's model: the simulated model plus recording and failures.
+
+`slow` is a model that waits after its first words (so a chat is reliably still running when
+a test needs it); `error` fails every chat at once; `fail_next` fails the next chat midway.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+from bridge.backend import ChatRequest, DataPart, EditorError, ModelInfo, ResponsePart, TextPart
+from headless_editor.script import Script
+from headless_editor.simulated_model import SimulatedModel
+
+
+class RecordingModel(SimulatedModel):
+    """The simulated model, recording what reached the editor and how each chat ended."""
+
+    def __init__(self) -> None:
+        self.requests: list[ChatRequest] = []
+        self.cancelled = asyncio.Event()
+        self.slow = False
+        self.error: EditorError | None = None
+        self.send_usage = True
+        self.fail_next: EditorError | None = None  # fails the next chat after one word
+        self.counted: list[str] = []
+
+    def count_tokens(self, text: str) -> int:
+        self.counted.append(text)
+        return super().count_tokens(text)
+
+    def models(self) -> list[ModelInfo]:
+        return [*super().models(), ModelInfo(id="slow", name="Slow", maxInputTokens=1000)]
+
+    async def respond(
+        self, request: ChatRequest, rules: Script | None = None
+    ) -> AsyncIterator[ResponsePart]:
+        self.requests.append(request)
+        if self.error is not None:
+            raise self.error
+        if self.fail_next is not None:
+            error, self.fail_next = self.fail_next, None
+            yield TextPart(value="partial ")
+            raise error
+        if request.model == "slow":
+            try:
+                yield TextPart(value="first ")
+                await asyncio.sleep(30)
+                yield TextPart(value="never")
+            except asyncio.CancelledError:
+                self.cancelled.set()
+                raise
+            return
+        async for part in super().respond(request, rules):
+            if self.send_usage or not (isinstance(part, DataPart) and part.mimeType == "usage"):
+                yield part
