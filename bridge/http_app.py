@@ -103,6 +103,7 @@ async def responses_websocket(request: web.Request) -> web.StreamResponse:
 
 async def compact_response(request: web.Request) -> web.Response:
     body = await _read_json(request)
+    check_request_shape(body, request.app[SETTINGS].limits)
     return web.json_response(
         await compact_conversation(request.app[BACKEND], body, request.app[SETTINGS].model_names())
     )

@@ -200,3 +200,16 @@ async def test_openai_sdk_compact_and_reuse(scripted: BridgeServer) -> None:
     response = await client.responses.create(model="sim-echo", input=items)  # type: ignore[arg-type]
     assert SUMMARY in response.output_text
     await client.close()
+
+
+async def test_compaction_obeys_the_request_limits(
+    http: aiohttp.ClientSession, bridge_server: BridgeServer
+) -> None:
+    url = f"{bridge_server.base_url}/responses/compact"
+    items = [{"role": "user", "content": "hi"}] * 10_001
+    status, payload = await post(http, url, {"model": "sim-echo", "input": items})
+    assert (status, payload["error"]["code"], payload["error"]["param"]) == (
+        400,
+        "array_above_max_length",
+        "input",
+    )
