@@ -1,4 +1,4 @@
-"""Shared fixtures: the shared folder, and real `maestro-bridge serve` processes.
+"""Shared fixtures: real `maestro-bridge serve` processes.
 
 `bridge_server` is one server for the whole session; `bridge_server_factory` starts extra
 servers with their own arguments (such as `--script FILE`) for the tests that need them.
@@ -31,15 +31,6 @@ STARTUP_TIMEOUT = 30.0
 STOP_TIMEOUT = 10.0
 LISTENING = re.compile(r"^Listening on (http://\S+/v1)\s*$")
 STDERR_TAIL = 20_000  # characters of server stderr shown with a failure
-
-
-@pytest.fixture(scope="session")
-def shared_dir() -> Path:
-    """The shared folder: $MAESTRO_SHARED_DIR, else `shared/` next to the repository clone."""
-    override = os.environ.get("MAESTRO_SHARED_DIR")
-    if override:
-        return Path(override).expanduser().resolve()
-    return Path(__file__).resolve().parents[2] / "shared"
 
 
 # --------------------------------------------------------------------------- processes

@@ -1,11 +1,10 @@
 """Validate Response objects and streaming events against the Open Responses spec.
 
-Test helper (not a test module). The schemas come from the OpenAPI document in the shared folder,
-``<shared>/reference/openresponses-openapi.json`` (Open Responses 2026-04-24), where ``<shared>`` is
-``$MAESTRO_SHARED_DIR`` or else ``shared/`` beside this repository's clone. OpenAPI 3.1 schemas are
-JSON Schema 2020-12, so they are checked with ``Draft202012Validator``; a ``referencing`` registry
-holds the whole OpenAPI document so that ``#/components/schemas/...`` refs resolve. Validators are
-built once and cached.
+Test helper (not a test module). The schemas come from the Open Responses OpenAPI document
+(2026-04-24) copied into ``tests/fixtures/openresponses/openapi.json`` (source and licence: the
+README beside it). OpenAPI 3.1 schemas are JSON Schema 2020-12, so they are checked with
+``Draft202012Validator``; a ``referencing`` registry holds the whole OpenAPI document so that
+``#/components/schemas/...`` refs resolve. Validators are built once and cached.
 
 Public functions:
 
@@ -42,12 +41,12 @@ from __future__ import annotations
 
 import copy
 import json
-import os
 from collections.abc import Iterable
 from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any, NoReturn
 
+from fixture_files import OPENAPI_SPEC
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 from referencing import Registry
@@ -55,7 +54,6 @@ from referencing.jsonschema import DRAFT202012
 
 __all__ = [
     "parse_sse",
-    "shared_dir",
     "spec_path",
     "validate_compaction",
     "validate_event",
@@ -136,26 +134,13 @@ _NEEDS_OPEN_PART = ("response.output_text", "response.refusal")
 # --------------------------------------------------------------------------- spec loading
 
 
-def shared_dir() -> Path:
-    """The shared folder: $MAESTRO_SHARED_DIR, else ``shared/`` next to the repository clone."""
-    override = os.environ.get("MAESTRO_SHARED_DIR")
-    if override:
-        return Path(override).expanduser().resolve()
-    return Path(__file__).resolve().parents[2] / "shared"
-
-
 def spec_path() -> Path:
-    return shared_dir() / "reference" / "openresponses-openapi.json"
+    return OPENAPI_SPEC
 
 
 @lru_cache(maxsize=1)
 def _spec() -> dict[str, Any]:
-    path = spec_path()
-    if not path.is_file():
-        raise FileNotFoundError(
-            f"Open Responses spec not found at {path}; set MAESTRO_SHARED_DIR to the shared folder"
-        )
-    spec: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    spec: dict[str, Any] = json.loads(spec_path().read_text(encoding="utf-8"))
     return spec
 
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
 import pytest
+from fixture_files import client_request, client_requests
 
 from bridge.backend import (
     ChatMessage,
@@ -21,13 +21,6 @@ from bridge.backend import (
 )
 from bridge.convert_input import to_chat_messages
 from bridge.request import parse_create_request
-
-
-def _shared_dir() -> Path:
-    override = os.environ.get("MAESTRO_SHARED_DIR")
-    if override:
-        return Path(override).expanduser().resolve()
-    return Path(__file__).resolve().parents[2] / "shared"
 
 
 def convert(
@@ -514,9 +507,7 @@ def test_unknown_item_types_are_skipped_with_a_warning(caplog: pytest.LogCapture
 
 
 def test_codex_resume_history() -> None:
-    raw = json.loads(
-        (_shared_dir() / "fixtures" / "clients" / "codex-resume-1.json").read_text("utf-8")
-    )
+    raw = client_request("codex-resume-1")
     messages = to_chat_messages(parse_create_request(raw))
 
     assert shape(messages) == [
@@ -539,12 +530,11 @@ def test_codex_resume_history() -> None:
     assert messages[-1] == user(text("second turn please"))
 
 
-CLIENT_FIXTURES = sorted(
+CLIENT_FIXTURES = [
     path
-    for path in (_shared_dir() / "fixtures" / "clients").glob("*.json")
-    if not path.name.endswith(".meta.json")
-    and not json.loads(path.read_text("utf-8")).get("previous_response_id")
-)
+    for path in client_requests()
+    if not json.loads(path.read_text("utf-8")).get("previous_response_id")
+]
 
 
 def test_client_fixtures_are_present() -> None:

@@ -10,11 +10,11 @@ prove each loop worked.
 2. `gpt-5.5`, served through `--model-alias gpt-5.5=sim-echo`: Codex picks its tools by the
    model name from its own catalog, and for gpt-5.5 it offers `exec_command` as a function
    tool and `apply_patch` as a custom (freeform, lark grammar) tool (see
-   shared/fixtures/clients/codex-patch-1.json); for `sim-echo`, a name it does not know, it
+   tests/fixtures/clients/codex-patch-1.json); for `sim-echo`, a name it does not know, it
    offers no `apply_patch` at all. The model runs a command, then edits a file
    with `apply_patch` (the raw patch as the custom tool's input), then answers "DONE".
 
-How Codex 0.169 calls the bridge (see also shared/fixtures/clients/codex-*.meta.json): only
+How Codex 0.169 calls the bridge (see also tests/fixtures/clients/codex-*.meta.json): only
 `POST /v1/responses`, always `stream: true` with `Accept: text/event-stream`, the key from the
 provider's `env_key` as `Authorization: Bearer ...`; one request per model turn, each carrying
 the whole history. It does not ask for `/v1/models` in this setup.

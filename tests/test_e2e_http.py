@@ -22,9 +22,9 @@ from typing import Any
 import aiohttp
 import pytest
 from conftest import REPO_ROOT, BridgeServer, StartServer
+from fixture_files import client_headers, client_requests
 from samples import WEATHER_TOOL, output_text
 from spec_validation import parse_sse, validate_response, validate_stream
-from spec_validation import shared_dir as spec_shared_dir
 
 TIMEOUT = aiohttp.ClientTimeout(total=30)
 JSON_HEADERS = {"Content-Type": "application/json"}
@@ -306,7 +306,7 @@ async def test_max_output_tokens_cut_off_is_incomplete(
     http: aiohttp.ClientSession, bridge_server: BridgeServer, stream: bool
 ) -> None:
     """An answer cut short by `max_output_tokens` is `incomplete`, reason `max_output_tokens`
-    (shared/reference/client-requirements.md), not `completed`."""
+    (what the SDKs and Codex expect), not `completed`."""
     body = {
         "model": "sim-echo",
         "input": "one two three four five six seven eight nine ten eleven twelve",
@@ -517,28 +517,18 @@ async def test_api_key_required(
 # --------------------------------------------------------------------------- captured clients
 
 
-def _client_fixtures() -> list[Path]:
-    folder = spec_shared_dir() / "fixtures" / "clients"
-    return sorted(p for p in folder.glob("*.json") if not p.name.endswith(".meta.json"))
+CLIENT_FIXTURES = client_requests()
 
 
-CLIENT_FIXTURES = _client_fixtures()
-
-
-def test_client_fixtures_present(shared_dir: Path) -> None:
-    folder = shared_dir / "fixtures" / "clients"
-    assert folder == spec_shared_dir() / "fixtures" / "clients"
-    assert len(CLIENT_FIXTURES) >= 10, (
-        f"captured client requests not found in {folder}; set MAESTRO_SHARED_DIR"
-    )
-    assert any(p.name.startswith("codex-") for p in CLIENT_FIXTURES)
+def test_client_fixtures_present() -> None:
+    assert len(CLIENT_FIXTURES) >= 10
+    for prefix in ("codex-", "py-", "node-", "agents-"):
+        assert any(p.name.startswith(prefix) for p in CLIENT_FIXTURES), prefix
+    assert all(client_headers(p) for p in CLIENT_FIXTURES), "every capture has its headers"
 
 
 def _captured_headers(fixture: Path) -> dict[str, str]:
-    meta = fixture.with_name(fixture.name.removesuffix(".json") + ".meta.json")
-    if not meta.is_file():
-        return {}
-    headers = json.loads(meta.read_text(encoding="utf-8")).get("headers") or {}
+    headers = client_headers(fixture)
     return {k: str(v) for k, v in headers.items() if k.lower() not in _HOP_HEADERS}
 
 

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
 import pytest
+from fixture_files import client_requests
 
 from bridge.errors import ApiError
 from bridge.request import (
@@ -21,19 +21,7 @@ from bridge.request import (
     parse_create_request,
 )
 
-
-def _shared_dir() -> Path:
-    override = os.environ.get("MAESTRO_SHARED_DIR")
-    if override:
-        return Path(override).expanduser().resolve()
-    return Path(__file__).resolve().parents[2] / "shared"
-
-
-CLIENT_FIXTURES = sorted(
-    path
-    for path in (_shared_dir() / "fixtures" / "clients").glob("*.json")
-    if not path.name.endswith(".meta.json")
-)
+CLIENT_FIXTURES = client_requests()
 
 
 def rejected(body: Any) -> ApiError:

@@ -1,8 +1,8 @@
 """Tests for the Open Responses spec validator in tests/spec_validation.py.
 
-The objects here are hand-built to the letter of the spec (2026-04-24) and the event sequences
-described in shared/reference/openresponses-required-fields.md, so they also document what the
-bridge is expected to emit.
+The objects here are hand-built to the letter of the spec (2026-04-24) and the event sequences it
+describes (its required fields per object and event), so they also document what the bridge is
+expected to emit.
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ from typing import Any
 import pytest
 from spec_validation import (
     parse_sse,
-    shared_dir,
     spec_path,
     validate_event,
     validate_response,
@@ -208,11 +207,12 @@ def assert_rejected(match: str, func: Any, *args: Any) -> str:
 # --------------------------------------------------------------------------- setup
 
 
-def test_shared_dir_default_and_override(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.delenv("MAESTRO_SHARED_DIR", raising=False)
-    assert shared_dir() == Path(__file__).resolve().parents[2] / "shared"
-    monkeypatch.setenv("MAESTRO_SHARED_DIR", str(tmp_path))
-    assert spec_path() == tmp_path / "reference" / "openresponses-openapi.json"
+def test_the_spec_is_the_copy_in_the_repository() -> None:
+    repository = Path(__file__).resolve().parents[1]
+    assert spec_path() == repository / "tests" / "fixtures" / "openresponses" / "openapi.json"
+    spec = json.loads(spec_path().read_text(encoding="utf-8"))
+    assert spec["info"] == {"title": "Open Responses", "version": "2026-04-24"}
+    assert "ResponseResource" in spec["components"]["schemas"]
 
 
 # --------------------------------------------------------------------------- accepted

@@ -5,24 +5,16 @@ from __future__ import annotations
 import copy
 import json
 import logging
-import os
 from pathlib import Path
 from typing import Any
 
 import pytest
+from fixture_files import client_request, client_requests
 
 from bridge.backend import ChatTool
 from bridge.errors import ApiError
 from bridge.request import parse_create_request
 from bridge.tools import CUSTOM_INPUT_SCHEMA, ToolPlan, ToolTarget, plan_tools
-
-
-def _shared_dir() -> Path:
-    override = os.environ.get("MAESTRO_SHARED_DIR")
-    if override:
-        return Path(override).expanduser().resolve()
-    return Path(__file__).resolve().parents[2] / "shared"
-
 
 LARK = 'start: begin_patch hunk+ end_patch\nbegin_patch: "*** Begin Patch" LF\n'
 
@@ -386,9 +378,7 @@ def test_malformed_allowed_tools(choice: dict[str, Any]) -> None:
 
 def test_codex_tools(caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.INFO, logger="bridge.tools")
-    raw = json.loads(
-        (_shared_dir() / "fixtures" / "clients" / "codex-patch-1.json").read_text("utf-8")
-    )
+    raw = client_request("codex-patch-1")
     request = parse_create_request(raw)
 
     plan = plan_tools(request.tools, request.tool_choice)
@@ -405,9 +395,7 @@ def test_codex_tools(caplog: pytest.LogCaptureFixture) -> None:
 
 
 def test_codex_namespace_tools() -> None:
-    raw = json.loads(
-        (_shared_dir() / "fixtures" / "clients" / "codex-hi-1.json").read_text("utf-8")
-    )
+    raw = client_request("codex-hi-1")
     request = parse_create_request(raw)
 
     plan = plan_tools(request.tools, request.tool_choice)
@@ -419,11 +407,7 @@ def test_codex_namespace_tools() -> None:
         assert plan.targets[flat] == ToolTarget("function", inner["name"], ns["name"])
 
 
-CLIENT_FIXTURES = sorted(
-    path
-    for path in (_shared_dir() / "fixtures" / "clients").glob("*.json")
-    if not path.name.endswith(".meta.json")
-)
+CLIENT_FIXTURES = client_requests()
 
 
 @pytest.mark.parametrize("path", CLIENT_FIXTURES, ids=lambda path: path.stem)
