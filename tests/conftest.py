@@ -1,14 +1,21 @@
-"""Shared fixtures: real `maestro-bridge serve` processes.
+"""Shared fixtures: real `maestro-bridge serve` processes, and the session's leak check.
 
 `bridge_server` is one server for the whole session; `bridge_server_factory` starts extra
-servers with their own arguments (such as `--script FILE`) for the tests that need them.
-Every server is started as `python -m bridge.cli serve --port 0`, exactly what a user runs,
-and is stopped with SIGTERM: it must exit with code 0 within 10 s and leave no `lsp` child.
+servers with their own arguments (such as `--script FILE`) for the tests that need them, and
+`running_bridge_server` is the same as a context manager. Every server is started as
+`python -m bridge.cli serve --port 0`, exactly what a user runs, and is stopped with SIGTERM:
+it must exit with code 0 within 10 s and leave no `lsp` child. Whatever happens in the test,
+the server and its language server are gone when the fixture or `with` block ends.
 When a test fails, the stderr of every server still running is attached to its report.
+
+At the end of the session, any `maestro-bridge` process (serve or lsp) this session started
+that is still running fails the run, by name, and is killed (see tests/processes.py).
 """
 
 from __future__ import annotations
 
+import contextlib
+import itertools
 import json
 import os
 import queue
@@ -19,59 +26,43 @@ import sys
 import tempfile
 import threading
 import time
+import uuid
 from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
 import pytest
+from processes import (
+    SESSION_ENV,
+    child_pids,
+    cmdline,
+    describe,
+    is_running,
+    kill_tree,
+    leaked_bridge_processes,
+)
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 STARTUP_TIMEOUT = 30.0
 STOP_TIMEOUT = 10.0
 LISTENING = re.compile(r"^Listening on (http://\S+/v1)\s*$")
 STDERR_TAIL = 20_000  # characters of server stderr shown with a failure
+SERVE = (sys.executable, "-m", "bridge.cli", "serve")
+
+__all__ = ["child_pids", "is_running"]  # also used by tests/vscode_host.py
 
 
 # --------------------------------------------------------------------------- processes
 
 
-def child_pids(pid: int) -> list[int]:
-    """The direct children of `pid`, from /proc (every thread's `children` file)."""
-    children: list[int] = []
-    for path in Path(f"/proc/{pid}/task").glob("*/children"):
-        try:
-            children.extend(int(token) for token in path.read_text().split())
-        except (OSError, ValueError):
-            continue
-    return children
-
-
-def _cmdline(pid: int) -> list[str]:
-    try:
-        raw = Path(f"/proc/{pid}/cmdline").read_bytes()
-    except OSError:
-        return []
-    return [arg.decode(errors="replace") for arg in raw.split(b"\0") if arg]
-
-
-def is_running(pid: int) -> bool:
-    """True while `pid` exists and is not a zombie (an exited process nobody reaped yet)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    state = stat.rpartition(")")[2].split()[0]
-    return state not in ("Z", "X")
-
-
 def is_lsp_command(argv: list[str]) -> bool:
-    """`... -m bridge.cli lsp` or `maestro-bridge lsp`."""
+    """`... -m bridge.cli lsp` (or the headless editor's `-c` runner) or `maestro-bridge lsp`."""
     return bool(argv) and argv[-1] == "lsp" and any("bridge" in arg for arg in argv)
 
 
 def lsp_children(pid: int) -> list[int]:
-    return [child for child in child_pids(pid) if is_lsp_command(_cmdline(child))]
+    return [child for child in child_pids(pid) if is_lsp_command(cmdline(child))]
 
 
 @dataclass
@@ -85,6 +76,14 @@ class BridgeServer:
     args: tuple[str, ...] = ()
     stdout_lines: list[str] = field(default_factory=list)
     pump: threading.Thread | None = None
+    check_stop: bool = True  # stopped with SIGTERM and checked when its fixture ends
+
+    def release(self) -> None:
+        """The test ends this server itself (a signal, a kill): no clean-stop check at the
+        end, only the certainty that it and its language server are gone."""
+        self.check_stop = False
+        if self in _RUNNING:
+            _RUNNING.remove(self)
 
     @property
     def root_url(self) -> str:
@@ -114,16 +113,23 @@ def _pump_stdout(stream: IO[str], lines: queue.Queue[str | None], keep: list[str
     lines.put(None)
 
 
-def start_bridge_server(*args: str, env: dict[str, str] | None = None) -> BridgeServer:
-    """Start `python -m bridge.cli serve --port 0 ARGS` and wait for its `Listening on` line."""
+def start_bridge_server(
+    *args: str,
+    env: dict[str, str] | None = None,
+    command: tuple[str, ...] | list[str] = SERVE,
+    cwd: Path = REPO_ROOT,
+) -> BridgeServer:
+    """Start `COMMAND --port 0 ARGS` and wait for its `Listening on` line.
+
+    Only for `running_bridge_server` and the fixtures: they make sure the server ends.
+    """
     stderr_file = tempfile.NamedTemporaryFile(  # noqa: SIM115 - closed by the process owner
         prefix="maestro-bridge-", suffix=".stderr.log", delete=False
     )
     stderr_path = Path(stderr_file.name)
-    command = [sys.executable, "-m", "bridge.cli", "serve", "--port", "0", *args]
     process = subprocess.Popen(
-        command,
-        cwd=REPO_ROOT,
+        [*command, "--port", "0", *args],
+        cwd=cwd,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=stderr_file,
@@ -131,6 +137,17 @@ def start_bridge_server(*args: str, env: dict[str, str] | None = None) -> Bridge
         env={**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})},
     )
     stderr_file.close()  # the child holds its own descriptor
+    try:
+        return _wait_listening(process, stderr_path, args)
+    except BaseException:
+        kill_tree(process.pid)  # the language server too, if it was spawned already
+        process.wait()
+        raise
+
+
+def _wait_listening(
+    process: subprocess.Popen[str], stderr_path: Path, args: tuple[str, ...]
+) -> BridgeServer:
     assert process.stdout is not None
     lines: queue.Queue[str | None] = queue.Queue()
     kept: list[str] = []
@@ -147,9 +164,7 @@ def start_bridge_server(*args: str, env: dict[str, str] | None = None) -> Bridge
             line = None
             remaining = 0
         if line is None:  # stdout closed, or timed out
-            process.kill()
-            process.wait()
-            reason = "timed out" if remaining <= 0 else f"exited with {process.returncode}"
+            reason = "timed out" if remaining <= 0 else f"exited with {process.poll()}"
             pytest.fail(
                 f"maestro-bridge serve {' '.join(args)} {reason} before listening.\n"
                 f"stdout:\n{''.join(kept)}\nstderr:\n{stderr_path.read_text(errors='replace')}"
@@ -160,63 +175,84 @@ def start_bridge_server(*args: str, env: dict[str, str] | None = None) -> Bridge
 
     # The lsp child is spawned before the URL is known, so it is there by now.
     lsp = lsp_children(process.pid)
-    server = BridgeServer(url, process, stderr_path, lsp, tuple(args), kept, pump)
     assert lsp, f"no `lsp` child process under maestro-bridge serve (pid {process.pid})"
+    server = BridgeServer(url, process, stderr_path, lsp, tuple(args), kept, pump)
     _RUNNING.append(server)
     return server
 
 
 def stop_bridge_server(server: BridgeServer) -> None:
     """SIGTERM; the server must exit 0 within 10 s and leave no `lsp` process behind."""
-    if server in _RUNNING:
-        _RUNNING.remove(server)
+    server.release()
     process = server.process
-    already = process.poll()
+    already = code = process.poll()
     if already is None:
         process.send_signal(signal.SIGTERM)
         try:
             code = process.wait(timeout=STOP_TIMEOUT)
         except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-            for pid in server.lsp_pids:
-                if is_running(pid):
-                    os.kill(pid, signal.SIGKILL)
+            log = server.stderr_text()[-STDERR_TAIL:]
+            end_bridge_server(server)
             pytest.fail(
                 f"maestro-bridge serve did not exit within {STOP_TIMEOUT} s of SIGTERM.\n"
-                f"stderr:\n{server.stderr_text()[-STDERR_TAIL:]}"
+                f"stderr:\n{log}"
             )
-    else:
-        code = already
-    if server.pump is not None:
-        server.pump.join(timeout=2.0)
-    if process.stdout is not None and (server.pump is None or not server.pump.is_alive()):
-        process.stdout.close()
     left = _wait_gone(server.lsp_pids, timeout=2.0)
-    for pid in left:
-        os.kill(pid, signal.SIGKILL)
     log = server.stderr_text()[-STDERR_TAIL:]
+    end_bridge_server(server)  # kills what is left
     assert already is None, f"maestro-bridge serve had exited early with {already}:\n{log}"
     assert code == 0, f"maestro-bridge serve exited with {code} after SIGTERM:\n{log}"
     assert not left, f"lsp process(es) {left} still running after the server exited:\n{log}"
-    server.stderr_path.unlink(missing_ok=True)
 
 
 def _wait_gone(pids: list[int], timeout: float) -> list[int]:
     deadline = time.monotonic() + timeout
     while True:
-        left = [pid for pid in pids if is_running(pid) and is_lsp_command(_cmdline(pid))]
+        left = [pid for pid in pids if is_running(pid) and is_lsp_command(cmdline(pid))]
         if not left or time.monotonic() > deadline:
             return left
         time.sleep(0.05)
 
 
+def end_bridge_server(server: BridgeServer) -> None:
+    """Whatever state it is in, the server and its language server end now (no checks)."""
+    server.release()
+    if server.process.poll() is None:
+        kill_tree(server.process.pid)
+    server.process.wait()
+    for pid in server.lsp_pids:  # its own session: no longer under `serve` once that died
+        if is_running(pid) and is_lsp_command(cmdline(pid)):
+            kill_tree(pid)
+    if server.pump is not None:
+        server.pump.join(timeout=2.0)
+    if server.process.stdout is not None and not (server.pump and server.pump.is_alive()):
+        server.process.stdout.close()
+    server.stderr_path.unlink(missing_ok=True)
+
+
+@contextlib.contextmanager
+def running_bridge_server(
+    *args: str,
+    env: dict[str, str] | None = None,
+    command: tuple[str, ...] | list[str] = SERVE,
+    cwd: Path = REPO_ROOT,
+) -> Iterator[BridgeServer]:
+    """A server for the `with` block. When the block ends normally, it is stopped with the
+    clean-stop check (unless the test ended it itself); however the block ends, it is gone."""
+    server = start_bridge_server(*args, env=env, command=command, cwd=cwd)
+    try:
+        yield server
+        if server.check_stop:
+            stop_bridge_server(server)
+    finally:
+        end_bridge_server(server)
+
+
 @pytest.fixture(scope="session")
 def bridge_server() -> Iterator[BridgeServer]:
     """One real `maestro-bridge serve --port 0` for the whole session."""
-    server = start_bridge_server()
-    yield server
-    stop_bridge_server(server)
+    with running_bridge_server() as server:
+        yield server
 
 
 StartServer = Callable[..., BridgeServer]
@@ -228,23 +264,62 @@ def bridge_server_factory(tmp_path: Path) -> Generator[StartServer, None, None]:
 
     `script` (the `--script` rules as a dict) is written to a file and passed for you.
     """
-    started: list[BridgeServer] = []
+    scripts = itertools.count()
+    with contextlib.ExitStack() as servers:
 
-    def start(
-        *args: str, script: dict[str, Any] | None = None, env: dict[str, str] | None = None
-    ) -> BridgeServer:
-        extra = list(args)
-        if script is not None:
-            path = tmp_path / f"script-{len(started)}.json"
-            path.write_text(json.dumps(script), encoding="utf-8")
-            extra += ["--script", str(path)]
-        server = start_bridge_server(*extra, env=env)
-        started.append(server)
-        return server
+        def start(
+            *args: str, script: dict[str, Any] | None = None, env: dict[str, str] | None = None
+        ) -> BridgeServer:
+            extra = list(args)
+            if script is not None:
+                path = tmp_path / f"script-{next(scripts)}.json"
+                path.write_text(json.dumps(script), encoding="utf-8")
+                extra += ["--script", str(path)]
+            return servers.enter_context(running_bridge_server(*extra, env=env))
 
-    yield start
-    for server in started:
-        stop_bridge_server(server)
+        yield start
+
+
+# --------------------------------------------------------------------------- leak check
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # A new id for every session, even one started by a test of another session: what this
+    # session starts is marked with it (tests/processes.py).
+    os.environ[SESSION_ENV] = uuid.uuid4().hex
+
+
+_LEAKED = pytest.StashKey[list[str]]()
+
+
+@pytest.hookimpl(trylast=True)  # after the session's fixtures are torn down
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    leaked = leaked_bridge_processes(os.environ[SESSION_ENV])
+    if not leaked:
+        return
+    descriptions = [describe(pid) for pid in leaked]
+    for pid in leaked:
+        kill_tree(pid)
+    session.config.stash[_LEAKED] = descriptions
+    if session.exitstatus == pytest.ExitCode.OK:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+    if session.config.pluginmanager.get_plugin("terminalreporter") is None:
+        print(_leak_report(descriptions), file=sys.stderr)
+
+
+def _leak_report(descriptions: list[str]) -> str:
+    lines = "\n".join(f"  {line}" for line in descriptions)
+    return (
+        "maestro-bridge processes started by this test session were still running at its end"
+        f" (killed now):\n{lines}"
+    )
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    descriptions = terminalreporter.config.stash.get(_LEAKED, None)
+    if descriptions:
+        terminalreporter.section("leaked processes", sep="=", red=True, bold=True)
+        terminalreporter.line(_leak_report(descriptions), red=True)
 
 
 # --------------------------------------------------------------------------- reporting

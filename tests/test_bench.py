@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import base64
 import json
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from processes import run
 
 from bench.__main__ import QUICK, figures
 from bridge.backend import ChatMessage, ChatRequest, DataPart, TextPart
@@ -40,13 +40,8 @@ def test_sim_bench_is_listed() -> None:
 
 
 def test_quick_bench_prints_every_figure() -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "bench", "--quick"],
-        cwd=REPO_ROOT,
-        capture_output=True,
-        text=True,
-        timeout=240,
-    )
+    # Should it hang, its servers are killed with it.
+    done = run([sys.executable, "-m", "bench", "--quick"], cwd=REPO_ROOT, timeout=240)
     assert done.returncode == 0, done.stdout + done.stderr
     rows = [line for line in done.stdout.splitlines() if line.startswith("| ")]
     labels = [row.split(" | ")[0].removeprefix("| ") for row in rows[1:]]

@@ -35,6 +35,7 @@ from pathlib import Path
 
 import pytest
 from conftest import REPO_ROOT, BridgeServer, StartServer
+from processes import run
 
 CODEX_TIMEOUT = 120.0
 API_KEY_ENV = "MAESTRO_CODEX_TEST_KEY"
@@ -181,15 +182,8 @@ def run_codex(
     for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "CODEX_API_KEY"):
         env.pop(name, None)
     try:
-        result = subprocess.run(
-            command,
-            cwd=workdir,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            timeout=CODEX_TIMEOUT,
-        )
+        # `codex` is a Node launcher of the native binary: a timeout ends both.
+        result = run(command, cwd=workdir, env=env, timeout=CODEX_TIMEOUT)
     except subprocess.TimeoutExpired as exc:
         pytest.fail(
             f"codex exec did not finish within {CODEX_TIMEOUT:.0f} s.\n"

@@ -8,6 +8,7 @@ tests/spec_validation.py; every error against the OpenAI envelope; no request ma
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import re
@@ -15,7 +16,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,7 @@ import aiohttp
 import pytest
 from conftest import REPO_ROOT, BridgeServer, StartServer
 from fixture_files import client_headers, client_requests
+from processes import reaped
 from samples import WEATHER_TOOL, output_text
 from spec_validation import parse_sse, validate_response, validate_stream
 
@@ -630,8 +632,11 @@ def _read_frame(stream: Any) -> dict[str, Any]:
     return message
 
 
-def _spawn_lsp() -> subprocess.Popen[bytes]:
-    return subprocess.Popen(
+@contextlib.contextmanager
+def _lsp() -> Iterator[subprocess.Popen[bytes]]:
+    """`python -m bridge.cli lsp` with pipes, for the `with` block; killed if still running
+    at its end."""
+    process = subprocess.Popen(
         [sys.executable, "-m", "bridge.cli", "lsp"],
         cwd=REPO_ROOT,
         stdin=subprocess.PIPE,
@@ -639,6 +644,8 @@ def _spawn_lsp() -> subprocess.Popen[bytes]:
         stderr=subprocess.PIPE,
         env={**os.environ, "PYTHONUNBUFFERED": "1"},
     )
+    with process, reaped(process):
+        yield process
 
 
 def _wait_exit(process: subprocess.Popen[bytes], timeout: float) -> tuple[int, str]:
@@ -647,49 +654,39 @@ def _wait_exit(process: subprocess.Popen[bytes], timeout: float) -> tuple[int, s
     try:
         code = process.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
-        pytest.fail(
-            f"the lsp process did not exit within {timeout} s of stdin closing:\n"
-            f"{process.stderr.read().decode(errors='replace')}"
-        )
-    err = process.stderr.read().decode(errors="replace")
-    for stream in (process.stdout, process.stderr):
-        if stream is not None:
-            stream.close()
-    return code, err
+        pytest.fail(f"the lsp process did not exit within {timeout} s of stdin closing")
+    return code, process.stderr.read().decode(errors="replace")
 
 
 def test_lsp_exits_when_stdin_closes() -> None:
-    process = _spawn_lsp()
-    time.sleep(0.5)  # let it reach its read loop
-    assert process.stdin is not None
-    process.stdin.close()
-    code, err = _wait_exit(process, timeout=5)
+    with _lsp() as process:
+        time.sleep(0.5)  # let it reach its read loop
+        assert process.stdin is not None
+        process.stdin.close()
+        code, err = _wait_exit(process, timeout=5)
     assert code == 0, err
 
 
 def test_lsp_exits_and_frees_port_when_editor_vanishes() -> None:
     """After the handshake, the HTTP endpoint listens; closing stdin stops it."""
-    process = _spawn_lsp()
-    assert process.stdin is not None and process.stdout is not None
-    init = {"protocolVersion": 1, "host": "127.0.0.1", "port": 0}
-    process.stdin.write(
-        _frame(
-            {
-                "jsonrpc": "2.0",
-                "id": 1,
-                "method": "initialize",
-                "params": {
-                    "processId": os.getpid(),
-                    "capabilities": {},
-                    "initializationOptions": init,
-                },
-            }
+    with _lsp() as process:
+        assert process.stdin is not None and process.stdout is not None
+        init = {"protocolVersion": 1, "host": "127.0.0.1", "port": 0}
+        process.stdin.write(
+            _frame(
+                {
+                    "jsonrpc": "2.0",
+                    "id": 1,
+                    "method": "initialize",
+                    "params": {
+                        "processId": os.getpid(),
+                        "capabilities": {},
+                        "initializationOptions": init,
+                    },
+                }
+            )
         )
-    )
-    process.stdin.flush()
-    try:
+        process.stdin.flush()
         reply = _read_frame(process.stdout)
         assert reply.get("id") == 1 and "result" in reply, reply
         caps = reply["result"]["capabilities"]
@@ -703,13 +700,9 @@ def test_lsp_exits_and_frees_port_when_editor_vanishes() -> None:
         url = ready["params"]["url"]
         port = ready["params"]["port"]
         assert re.fullmatch(r"http://127\.0\.0\.1:\d+/v1", url), url
-    except BaseException:
-        process.kill()
-        process.communicate()
-        raise
 
-    process.stdin.close()
-    code, err = _wait_exit(process, timeout=5)
+        process.stdin.close()
+        code, err = _wait_exit(process, timeout=5)
     assert code == 0, err
     with pytest.raises(OSError):  # nobody listens any more
         socket.create_connection(("127.0.0.1", port), timeout=1).close()

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import os
 import signal
 import socket
 import time
 
-from conftest import _RUNNING, STOP_TIMEOUT, BridgeServer, is_running, start_bridge_server
+from conftest import STOP_TIMEOUT, StartServer, is_running
 
 
 def _port(base_url: str) -> int:
@@ -23,14 +22,9 @@ def _port_is_free(port: int) -> bool:
     return True
 
 
-def _forget(server: BridgeServer) -> None:
-    """This test stopped the server itself; the session teardown need not."""
-    _RUNNING.remove(server)
-    server.stderr_path.unlink(missing_ok=True)
-
-
-def test_ctrl_c_stops_both_processes_cleanly() -> None:
-    server = start_bridge_server()
+def test_ctrl_c_stops_both_processes_cleanly(bridge_server_factory: StartServer) -> None:
+    server = bridge_server_factory()
+    server.release()  # this test stops it itself
     port = _port(server.base_url)
     server.process.send_signal(signal.SIGINT)
     assert server.process.wait(timeout=STOP_TIMEOUT) == 0, server.stderr_text()
@@ -38,13 +32,15 @@ def test_ctrl_c_stops_both_processes_cleanly() -> None:
         assert not is_running(pid)
     assert _port_is_free(port)
     assert "Traceback" not in server.stderr_text(), server.stderr_text()
-    _forget(server)
 
 
-def test_language_server_exits_when_its_editor_is_killed() -> None:
+def test_language_server_exits_when_its_editor_is_killed(
+    bridge_server_factory: StartServer,
+) -> None:
     """SIGKILL gives the headless editor no chance to clean up: the language server sees its
     stdin close and must exit by itself, releasing the port (no orphan holding it)."""
-    server = start_bridge_server()
+    server = bridge_server_factory()
+    server.release()  # this test kills it itself
     port = _port(server.base_url)
     server.process.send_signal(signal.SIGKILL)
     server.process.wait(timeout=STOP_TIMEOUT)
@@ -52,8 +48,5 @@ def test_language_server_exits_when_its_editor_is_killed() -> None:
     while any(is_running(pid) for pid in server.lsp_pids) and time.monotonic() < deadline:
         time.sleep(0.05)
     left = [pid for pid in server.lsp_pids if is_running(pid)]
-    for pid in left:
-        os.kill(pid, signal.SIGKILL)
-    _forget(server)
     assert not left, "the language server outlived its editor"
     assert _port_is_free(port)

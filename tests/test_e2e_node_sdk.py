@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 from conftest import REPO_ROOT, BridgeServer
+from processes import run
 from samples import output_text
 from spec_validation import validate_response, validate_stream
 
@@ -56,12 +57,9 @@ def run_client(
     node_env: dict[str, str], scenario: str, server: BridgeServer, model: str = "sim-echo"
 ) -> dict[str, Any]:
     try:
-        result = subprocess.run(
+        result = run(
             ["node", str(CLIENT), scenario, server.base_url, model],
             env=node_env,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
             timeout=NODE_TIMEOUT,
         )
     except subprocess.TimeoutExpired as exc:

@@ -6,11 +6,9 @@ these tests (it stalls on request), so the test can break the editor's side on p
 from __future__ import annotations
 
 import asyncio
-import os
 import signal
 import socket
 import statistics
-import subprocess
 import sys
 import time
 from collections.abc import AsyncIterator
@@ -19,7 +17,8 @@ from typing import Any
 
 import aiohttp
 import pytest
-from conftest import _RUNNING, REPO_ROOT, is_running, start_bridge_server
+from conftest import REPO_ROOT, StartServer, is_running
+from processes import run
 from spec_validation import parse_sse, validate_stream
 
 from bridge.backend import ChatRequest, ModelInfo, ResponsePart, TextPart
@@ -173,9 +172,11 @@ async def test_editor_that_stops_reading_gets_503s_and_exit_on_stdin_close() -> 
         await headless.stop()
 
 
-def test_killed_serve_leaves_no_language_server_and_frees_the_port() -> None:
-    server = start_bridge_server()
-    _RUNNING.remove(server)  # this test ends it itself, brutally
+def test_killed_serve_leaves_no_language_server_and_frees_the_port(
+    bridge_server_factory: StartServer,
+) -> None:
+    server = bridge_server_factory()
+    server.release()  # this test ends it itself, brutally
     (lsp_pid,) = server.lsp_pids
     port = int(server.base_url.rsplit(":", 1)[1].split("/")[0])
     killed = time.monotonic()
@@ -186,9 +187,6 @@ def test_killed_serve_leaves_no_language_server_and_frees_the_port() -> None:
     gone_after = time.monotonic() - killed
     print(f"language server gone after `serve` was killed: {gone_after * 1000:.0f} ms")
     still = is_running(lsp_pid)
-    if still:
-        os.kill(lsp_pid, signal.SIGKILL)
-    server.stderr_path.unlink(missing_ok=True)
     assert not still and gone_after < EXIT_BOUND, f"lsp still there after {gone_after:.2f} s"
     with socket.socket() as sock:  # nobody holds the port any more
         sock.bind(("127.0.0.1", port))
@@ -199,11 +197,9 @@ def test_port_taken_is_a_clear_error() -> None:
         sock.bind(("127.0.0.1", 0))
         sock.listen()
         port = sock.getsockname()[1]
-        result = subprocess.run(
+        result = run(
             [sys.executable, "-m", "bridge.cli", "serve", "--port", str(port)],
             cwd=REPO_ROOT,
-            capture_output=True,
-            text=True,
             timeout=60,
         )
     assert result.returncode == 1

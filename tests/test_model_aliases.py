@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import subprocess
 import sys
 import time
 from collections.abc import AsyncIterator
@@ -14,6 +13,7 @@ from typing import Any
 import aiohttp
 import pytest
 from conftest import REPO_ROOT, BridgeServer, StartServer
+from processes import run
 from spec_validation import parse_sse, validate_response, validate_stream
 
 from bridge.backend import ModelInfo
@@ -293,11 +293,9 @@ async def test_served_default_model(
 
 
 def test_serve_rejects_a_malformed_alias() -> None:
-    result = subprocess.run(
+    result = run(
         [sys.executable, "-m", "bridge.cli", "serve", "--port", "0", "--model-alias", "nope"],
         cwd=REPO_ROOT,
-        capture_output=True,
-        text=True,
         timeout=30,
     )
     assert result.returncode == 2

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import http.client
 import json
-import subprocess
+import os
 import sys
 from typing import Any
 from urllib.parse import urlsplit
@@ -14,6 +14,7 @@ import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
 from conftest import REPO_ROOT, BridgeServer, StartServer
+from processes import SESSION_ENV, run
 
 from bridge.bind_policy import BindRefused, check_bind, is_loopback_host
 from bridge.http_app import create_app
@@ -247,13 +248,15 @@ def test_non_loopback_bind_needs_allow_remote_and_a_key() -> None:
     ],
 )
 def test_serve_refuses_a_non_loopback_bind(args: list[str], message: str) -> None:
-    result = subprocess.run(
+    result = run(
         [sys.executable, "-m", "bridge.cli", "serve", "--port", "0", *args],
         cwd=REPO_ROOT,
-        capture_output=True,
-        text=True,
         timeout=60,
-        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO_ROOT)},
+        env={
+            "PATH": "/usr/bin:/bin",
+            "PYTHONPATH": str(REPO_ROOT),
+            SESSION_ENV: os.environ[SESSION_ENV],  # ours, should it start after all
+        },
     )
     assert result.returncode == 2, result
     assert "Refusing to listen" in result.stderr and message in result.stderr

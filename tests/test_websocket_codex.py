@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 from pathlib import Path
 
 import pytest
 from conftest import StartServer
+from processes import run
 from test_e2e_codex import API_KEY_ENV, CODEX_TIMEOUT, COMMAND, RULES, find_codex, write_config
 
 
@@ -46,13 +46,10 @@ def test_codex_exec_over_websocket(bridge_server_factory: StartServer, tmp_path:
     env = {**os.environ, "CODEX_HOME": str(codex_home), API_KEY_ENV: "dummy-key", "NO_COLOR": "1"}
     for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "CODEX_API_KEY"):
         env.pop(name, None)
-    result = subprocess.run(
+    result = run(
         [codex, "exec", *flags, "Please write maestro-hello into out.txt."],
         cwd=workdir,
         env=env,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
         timeout=CODEX_TIMEOUT,
     )
     log = server.stderr_text()

@@ -14,7 +14,7 @@ from typing import Any
 
 import aiohttp
 import pytest
-from conftest import BridgeServer, StartServer, start_bridge_server, stop_bridge_server
+from conftest import BridgeServer, StartServer, stop_bridge_server
 from openai import AsyncOpenAI
 from samples import WEATHER_TOOL, output_text
 from spec_validation import validate_stream, validate_websocket_error
@@ -366,8 +366,10 @@ async def test_client_leaving_mid_response_leaves_the_server_well(
     server.assert_alive()
 
 
-async def test_stopping_the_server_closes_open_connections(http: aiohttp.ClientSession) -> None:
-    server = start_bridge_server()
+async def test_stopping_the_server_closes_open_connections(
+    http: aiohttp.ClientSession, bridge_server_factory: StartServer
+) -> None:
+    server = bridge_server_factory()
     async with http.ws_connect(ws_url(server)) as ws:
         await completed(ws, model="sim-echo", input="open")
         # SIGTERM; the server must still exit 0 within its stop timeout (checked inside).
