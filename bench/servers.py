@@ -14,14 +14,19 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from headless_editor.spawn import python_module_command
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
 START_TIMEOUT = 60.0
 _TICKS = os.sysconf("SC_CLK_TCK")
 _PAGE = os.sysconf("SC_PAGE_SIZE")
 
 COMMANDS = {
+    # `bench` is no installed package: it runs from this checkout (cwd=REPO_ROOT below).
     "baseline": [sys.executable, "-m", "bench.baseline", "--port"],
-    "bridge": [sys.executable, "-m", "bridge.cli", "serve", "--port"],
+    # The bridge as installed, started the way its own language server is (no `-m`, so no
+    # folder can shadow the package).
+    "bridge": python_module_command("bridge.cli", "serve", "--port"),
 }
 
 

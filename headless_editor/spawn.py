@@ -11,10 +11,30 @@ import asyncio
 import os
 import sys
 
+# `python -m MODULE` puts the working folder first on sys.path, so a user's folder holding a
+# `bridge/`, `lsp/` or `headless_editor/` of its own would be imported instead of this package.
+# `python -c` puts '' (the same folder) there instead, which this code removes before it runs
+# MODULE just as `-m` would. `-P` does that only from Python 3.11 on, and `-I` would also drop
+# PYTHON* variables and the user's site-packages (a `pip install --user`). Under
+# PYTHONSAFEPATH (3.11+) nothing was put there, so nothing is removed.
+_RUN_MODULE = """\
+import runpy, sys
+if not getattr(sys.flags, "safe_path", False):
+    del sys.path[0]
+del sys.argv[0]
+runpy.run_module(sys.argv[0], run_name="__main__", alter_sys=True)
+"""
+
+
+def python_module_command(module: str, *args: str) -> list[str]:
+    """`python -m MODULE ARGS` that imports from the installed packages, never from the working
+    folder. The working folder itself stays the caller's, so relative paths in ARGS work."""
+    return [sys.executable, "-c", _RUN_MODULE, module, *args]
+
 
 async def spawn_language_server(command: list[str] | None = None) -> asyncio.subprocess.Process:
     return await asyncio.create_subprocess_exec(
-        *(command or [sys.executable, "-m", "bridge.cli", "lsp"]),
+        *(command or python_module_command("bridge.cli", "lsp")),
         stdin=asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE,
         env={**os.environ, "PYTHONUNBUFFERED": "1"},
