@@ -9,7 +9,7 @@ from typing import Any
 
 from aiohttp import web
 
-from bridge import __version__, endpoints, security
+from bridge import SERVICE_NAME, __version__, endpoints, security
 from bridge.backend import Backend, EditorError
 from bridge.compaction import compact_conversation
 from bridge.errors import ApiError, from_editor, invalid_request
@@ -139,7 +139,7 @@ async def list_models(request: web.Request) -> web.Response:
 
 
 async def health(request: web.Request) -> web.Response:
-    return web.json_response({"status": "ok", "version": __version__})
+    return web.json_response({"status": "ok", "service": SERVICE_NAME, "version": __version__})
 
 
 def create_app(backend: Backend, settings: BridgeSettings) -> web.Application:

@@ -32,6 +32,9 @@ class BridgeSettings(BaseModel):
     protocolVersion: int = 1
     host: str = "127.0.0.1"
     port: int = Field(default=0, ge=0, le=65535)
+    # When another Maestro Bridge holds `port`, wait for it to go and take over (editors with
+    # several windows, lsp/endpoint.py) instead of failing.
+    standby: bool = False
     apiKey: str | None = None
     # A non-loopback host is refused unless this is true and an apiKey is set.
     allowRemote: bool = False

@@ -32,11 +32,12 @@ COUNT_TOKENS = "maestro/countTokens"
 MODELS_CHANGED = "maestro/modelsChanged"
 SERVER_READY = "maestro/serverReady"
 SERVER_FAILED = "maestro/serverFailed"
+SERVER_STANDBY = "maestro/serverStandby"
 CANCEL_REQUEST = "$/cancelRequest"
 STATS = "maestro/stats"
 
 REQUESTS = {MODELS, CHAT, COUNT_TOKENS, STATS}
-NOTIFICATIONS = {CHAT_PARTS, MODELS_CHANGED, SERVER_READY, SERVER_FAILED}
+NOTIFICATIONS = {CHAT_PARTS, MODELS_CHANGED, SERVER_READY, SERVER_FAILED, SERVER_STANDBY}
 
 # JSON-RPC error codes carrying the editor's LanguageModelError codes.
 EDITOR_ERROR_CODES = {

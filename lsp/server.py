@@ -6,7 +6,6 @@ import asyncio
 import logging
 from typing import Any, cast
 
-from aiohttp import web
 from lsprotocol import types
 from pydantic import ValidationError
 from pygls.exceptions import JsonRpcInvalidParams
@@ -14,12 +13,12 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
 from bridge import __version__
-from bridge.bind_policy import BindRefused, check_bind
 from bridge.http_app import create_app
 from bridge.log_redaction import redact_logs
 from bridge.settings import BridgeSettings
 from lsp import rpc
 from lsp.editor_backend import EditorBackend
+from lsp.endpoint import HttpEndpoint
 
 log = logging.getLogger(__name__)
 
@@ -45,43 +44,18 @@ class MaestroServer(LanguageServer):
         self.rpc = cast(MaestroProtocol, self.protocol)
         self.backend = EditorBackend(self.rpc)
         self.settings = BridgeSettings()
-        self._runner: web.AppRunner | None = None
+        self._endpoint: HttpEndpoint | None = None
 
     async def start_http(self) -> None:
-        settings = self.settings
-        try:
-            check_bind(settings)
-        except BindRefused as exc:
-            log.error("%s", exc)
-            self.rpc.notify_raw(rpc.SERVER_FAILED, {"message": str(exc)})
-            return
-        app = create_app(self.backend, settings)
-        # handler_cancellation: a client that goes away cancels its handler at once, which
-        # closes the event stream and sends `$/cancelRequest` to the editor.
-        runner = web.AppRunner(
-            app, handler_cancellation=True, access_log=None, shutdown_timeout=2.0
-        )
-        await runner.setup()
-        try:
-            site = web.TCPSite(runner, settings.host, settings.port)
-            await site.start()
-        except OSError as exc:
-            await runner.cleanup()
-            message = f"Cannot listen on {settings.host}:{settings.port}: {exc.strerror or exc}"
-            log.error("%s", message)
-            self.rpc.notify_raw(rpc.SERVER_FAILED, {"message": message})
-            return
-        self._runner = runner
-        host, port = runner.addresses[0][:2]
-        shown = f"[{host}]" if ":" in host else host
-        url = f"http://{shown}:{port}/v1"
-        log.info("Listening on %s", url)
-        self.rpc.notify_raw(rpc.SERVER_READY, {"url": url, "host": host, "port": port})
+        """Starts binding the endpoint; the editor hears how it went (lsp/endpoint.py)."""
+        app = create_app(self.backend, self.settings)
+        self._endpoint = HttpEndpoint(app, self.settings, self.rpc.notify_raw)
+        await self._endpoint.start()
 
     async def stop_http(self) -> None:
-        runner, self._runner = self._runner, None
-        if runner is not None:
-            await runner.cleanup()
+        endpoint, self._endpoint = self._endpoint, None
+        if endpoint is not None:
+            await endpoint.stop()
 
 
 def create_server() -> MaestroServer:

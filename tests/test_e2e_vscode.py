@@ -29,7 +29,17 @@ from conftest import is_running
 from openai import OpenAI
 from openai.types.responses import FunctionToolParam, ResponseInputParam
 from spec_validation import validate_response, validate_stream
-from vscode_host import VSCodeHost, find_tools, start_host, stop_host
+from vscode_host import (
+    FIRST_WINDOW,
+    STARTUP_TIMEOUT,
+    VSCodeHost,
+    close_window,
+    find_tools,
+    free_port,
+    open_window,
+    start_host,
+    stop_host,
+)
 
 pytestmark = pytest.mark.timeout(600)
 
@@ -415,3 +425,91 @@ def test_settings_change_restarts_the_bridge(vscode: VSCodeHost) -> None:
         sdk.models.list()
     with OpenAI(base_url=url, api_key=key, max_retries=0, timeout=60) as sdk:
         assert MODEL in {m.id for m in sdk.models.list()}
+
+
+# --------------------------------------------------------------------------- several windows
+
+SECOND_WINDOW = "second-window"
+GRACE_SECONDS = 5  # code-server keeps a closed window's extension host this long
+
+
+@pytest.fixture
+def two_windows(tmp_path_factory: pytest.TempPathFactory) -> Iterator[VSCodeHost]:
+    """A VS Code of its own whose windows share one fixed port; it starts with one window."""
+    tools = find_tools()
+    host = start_host(
+        tools,
+        tmp_path_factory.mktemp("vscode-windows"),
+        settings={"maestroBridge.port": free_port()},
+        reconnection_grace_seconds=GRACE_SECONDS,
+    )
+    try:
+        yield host
+    finally:
+        left = stop_host(host)
+    assert not left, f"language servers outlived VS Code: {left}\n{host.diagnostics()}"
+
+
+def shows(text: str, expected: str) -> bool:
+    return " ".join(text.split()) == expected
+
+
+def test_a_second_window_stands_by_and_takes_over(two_windows: VSCodeHost) -> None:
+    vscode = two_windows
+    url = vscode.base_url
+    port = url.removesuffix("/v1").rsplit(":", 1)[1]
+    [first_lsp] = vscode.lsp_pids()
+
+    # The second window's language server finds the port served by the first: it stands by,
+    # which is not an error.
+    open_window(vscode, SECOND_WINDOW)
+    settled = vscode.wait_for(
+        lambda: [
+            s for s in vscode.states(SECOND_WINDOW) if s["kind"] not in ("stopped", "starting")
+        ],
+        STARTUP_TIMEOUT,
+        "the second window's bridge",
+    )
+    assert settled == [{"kind": "standby", "url": url}], vscode.diagnostics()
+    vscode.wait_for(
+        lambda: shows(vscode.status_bar(SECOND_WINDOW), f"Maestro :{port} (other window)"),
+        30,
+        "the second window's status bar",
+    )
+    assert shows(vscode.status_bar(), f"Maestro :{port}")
+    assert len(vscode.lsp_pids()) == 2, vscode.diagnostics()
+
+    # Its commands give the endpoint's URL, and its status says who serves.
+    assert vscode.run_command("maestroBridge.copyEndpointUrl", window=SECOND_WINDOW) == url
+    status = {"command": "maestroBridge.showStatus"}
+    request_id = vscode.send_control(status, SECOND_WINDOW)
+    said = vscode.click("Copy URL", window=SECOND_WINDOW)  # the status stays up until then
+    assert f"served by another window at {url}" in said, said
+    assert vscode.control_answer(request_id, status, 60)["clipboard"] == url
+
+    # The first window serves.
+    with OpenAI(base_url=url, api_key="unused", max_retries=0, timeout=60) as sdk:
+        assert sdk.responses.create(model=MODEL, input="first").output_text == "You said: first"
+    assert last_request(vscode)["window"] == FIRST_WINDOW
+
+    # Close it: the second window takes over the same URL, and clients keep getting answers.
+    close_window(vscode, FIRST_WINDOW)
+    with OpenAI(base_url=url, api_key="unused", max_retries=0, timeout=10) as sdk:
+
+        def answered_by_the_second_window() -> bool:
+            try:
+                text = sdk.responses.create(model=MODEL, input="second").output_text
+            except (openai.APIConnectionError, openai.InternalServerError):
+                return False  # the port changes hands
+            assert text == "You said: second"
+            return bool(last_request(vscode)["window"] == SECOND_WINDOW)
+
+        vscode.wait_for(answered_by_the_second_window, 120, "the second window to serve")
+    assert vscode.states(SECOND_WINDOW)[-1] == {"kind": "ready", "url": url, "inFlight": 0}
+    vscode.wait_for(
+        lambda: shows(vscode.status_bar(SECOND_WINDOW), f"Maestro :{port}"),
+        30,
+        "the second window's status bar to show it serves",
+    )
+    vscode.wait_for(lambda: not is_running(first_lsp), 30, "the first window's server to exit")
+    assert not any(s["kind"] == "error" for s in vscode.states(SECOND_WINDOW))

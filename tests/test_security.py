@@ -196,7 +196,7 @@ def test_api_key_is_required_and_health_reveals_nothing(
     # /health answers without the key, and says only that the bridge is up.
     status, _, raw = request(server, "GET", "/health")
     assert status == 200
-    assert set(json.loads(raw)) == {"status", "version"}
+    assert set(json.loads(raw)) == {"status", "service", "version"}
     assert key.encode() not in raw
     # The Host and Origin checks come first, also for /health.
     status, _, raw = request(server, "GET", "/health", host="evil.example")

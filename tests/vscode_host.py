@@ -2,6 +2,9 @@
 from npm) with the Maestro Bridge VSIX and the scripted-model test extension installed, its
 workbench opened by headless Chromium (which is what starts the extension host).
 
+Each window is a browser of its own on a workspace folder of its own, so it has its own extension
+host and its own language server, as VS Code's windows do; closing one ends its browser.
+
 `scripts/setup-vscode-e2e` installs code-server, Node 24, playwright-core and Chromium under the
 ignored `.cache/vscode-e2e/`, and `npm run package` in editor-client/ builds the VSIX; both run
 from `scripts/test`. What is missing makes the test fail when $CI is set and skip otherwise.
@@ -109,31 +112,59 @@ def _tail(path: Path) -> str:
         return ""
 
 
+FIRST_WINDOW = "workspace"
+
+
+@dataclass
+class Window:
+    """One VS Code window: a browser on the workbench of one workspace folder."""
+
+    name: str  # the folder's name, which the scripted-model extension records as `window`
+    driver: subprocess.Popen[bytes]
+    status_path: Path
+    click_path: Path
+
+
 @dataclass
 class VSCodeHost:
     root: Path
     record_path: Path
     code_server: subprocess.Popen[bytes] | None = None
-    driver: subprocess.Popen[bytes] | None = None
+    windows: dict[str, Window] = field(default_factory=dict)  # open ones, by name
+    port: int = 0  # code-server's
+    env: dict[str, str] = field(default_factory=dict)
+    tools: Tools | None = None
     base_url: str = ""
     logs: dict[str, Path] = field(default_factory=dict)
     settings_path: Path = Path()
     control_path: Path = Path()
-    status_path: Path = Path()
-    click_path: Path = Path()
     control_id: int = 0
+    seen_lsp: set[int] = field(default_factory=set)
 
     def write_settings(self, settings: dict[str, Any]) -> None:
         """The user settings VS Code starts with."""
         self.settings_path.write_text(json.dumps(settings, indent=2), encoding="utf-8")
 
-    def _control(self, request: dict[str, Any], timeout: float) -> dict[str, Any]:
-        """Asks the scripted-model extension to act inside VS Code; its record of the result."""
+    def _control(
+        self, request: dict[str, Any], timeout: float, window: str = FIRST_WINDOW
+    ) -> dict[str, Any]:
+        """Asks the scripted-model extension to act inside a window; its record of the result."""
+        request_id = self.send_control(request, window)
+        return self.control_answer(request_id, request, timeout)
+
+    def send_control(self, request: dict[str, Any], window: str = FIRST_WINDOW) -> int:
+        """Sends a request to a window's scripted-model extension; its id."""
         self.control_id += 1
         request_id = self.control_id
         tmp = self.control_path.with_suffix(".tmp")
-        tmp.write_text(json.dumps({"id": request_id, **request}), encoding="utf-8")
+        tmp.write_text(json.dumps({"id": request_id, "window": window, **request}), "utf-8")
         tmp.replace(self.control_path)
+        return request_id
+
+    def control_answer(
+        self, request_id: int, request: dict[str, Any], timeout: float
+    ) -> dict[str, Any]:
+        """The scripted-model extension's record of what it did for request `request_id`."""
 
         def answer() -> dict[str, Any] | None:
             for entry in self.records():
@@ -151,30 +182,45 @@ class VSCodeHost:
         """Changes user settings in the running VS Code, through its configuration API."""
         self._control({"settings": settings}, timeout)
 
-    def run_command(self, command: str, timeout: float = 60) -> str:
-        """Runs a VS Code command; the clipboard's text afterwards."""
-        return str(self._control({"command": command}, timeout)["clipboard"])
+    def run_command(self, command: str, timeout: float = 60, window: str = FIRST_WINDOW) -> str:
+        """Runs a VS Code command in a window; the clipboard's text afterwards."""
+        return str(self._control({"command": command}, timeout, window)["clipboard"])
 
-    def click(self, button: str, timeout: float = 30) -> None:
-        """Clicks a button of a notification, as a person would (drive.js does it)."""
-        self.click_path.write_text(button, encoding="utf-8")
-        self.wait_for(lambda: not self.click_path.exists(), timeout, f"a click on {button!r}")
+    def click(self, button: str, timeout: float = 30, window: str = FIRST_WINDOW) -> str:
+        """Clicks a button of a notification, as a person would (drive.js does it); the
+        notification's message."""
+        click_path = self.windows[window].click_path
+        said = click_path.with_name(click_path.name + ".message")
+        said.unlink(missing_ok=True)
+        click_path.write_text(button, encoding="utf-8")
+        self.wait_for(lambda: not click_path.exists(), timeout, f"a click on {button!r}")
+        return said.read_text(encoding="utf-8")
 
-    def status_bar(self) -> str:
+    def status_bar(self, window: str = FIRST_WINDOW) -> str:
         """The Maestro Bridge status bar item's text as the browser shows it (drive.js)."""
         try:
-            return self.status_path.read_text(encoding="utf-8").strip()
+            return self.windows[window].status_path.read_text(encoding="utf-8").strip()
         except OSError:
             return ""
 
-    def records(self, event: str | None = None) -> list[dict[str, Any]]:
-        """What the scripted-model extension recorded, oldest first."""
+    def records(self, event: str | None = None, window: str | None = None) -> list[dict[str, Any]]:
+        """What the scripted-model extension recorded (in `window`, else in any), oldest
+        first."""
         try:
             lines = self.record_path.read_text(encoding="utf-8").splitlines()
         except OSError:
             return []
         entries = [json.loads(line) for line in lines if line.strip()]
-        return [e for e in entries if event is None or e.get("event") == event]
+        return [
+            e
+            for e in entries
+            if (event is None or e.get("event") == event)
+            and (window is None or e.get("window") == window)
+        ]
+
+    def states(self, window: str) -> list[dict[str, Any]]:
+        """The Maestro Bridge extension's states in `window`, oldest first."""
+        return [e["state"] for e in self.records("bridge-state", window)]
 
     def wait_for(
         self, predicate: Callable[[], Any], timeout: float, what: str
@@ -184,7 +230,9 @@ class VSCodeHost:
             value = predicate()
             if value:
                 return value
-            for name, proc in (("code-server", self.code_server), ("browser", self.driver)):
+            procs = [("code-server", self.code_server)]
+            procs += [(f"browser of {w.name}", w.driver) for w in self.windows.values()]
+            for name, proc in procs:
                 if proc is not None and proc.poll() is not None:
                     raise AssertionError(
                         f"{name} exited with {proc.returncode}\n{self.diagnostics()}"
@@ -198,9 +246,12 @@ class VSCodeHost:
         return "\n".join(parts)
 
     def lsp_pids(self) -> list[int]:
+        """The language servers that code-server's extension hosts run now."""
         if self.code_server is None:
             return []
-        return [p for p in descendants(self.code_server.pid) if is_lsp_command(_cmdline(p))]
+        found = [p for p in descendants(self.code_server.pid) if is_lsp_command(_cmdline(p))]
+        self.seen_lsp.update(found)  # one whose extension host ended is no descendant any more
+        return found
 
 
 def _run(cmd: list[str], log: Path, env: dict[str, str], cwd: Path | None = None) -> None:
@@ -212,17 +263,24 @@ def _run(cmd: list[str], log: Path, env: dict[str, str], cwd: Path | None = None
         raise AssertionError(f"{' '.join(cmd)} failed ({done.returncode}):\n{_tail(log)}")
 
 
-def start_host(tools: Tools, root: Path) -> VSCodeHost:
-    """Installs both extensions into a fresh profile, starts code-server and the browser, and
-    waits until the Maestro Bridge extension says its endpoint listens."""
-    host = VSCodeHost(root=root, record_path=root / "record.jsonl")
-    user_data, extensions, workspace = root / "user-data", root / "extensions", root / "workspace"
-    for d in (user_data / "User", extensions, workspace):
+def start_host(
+    tools: Tools,
+    root: Path,
+    settings: dict[str, Any] | None = None,
+    reconnection_grace_seconds: int | None = None,
+) -> VSCodeHost:
+    """Installs both extensions into a fresh profile, starts code-server and the first window,
+    and waits until the Maestro Bridge extension says its endpoint listens.
+
+    `settings` are user settings besides the harness's own; `reconnection_grace_seconds` is how
+    long code-server keeps the extension host of a window whose browser went away (3 hours by
+    default, for a reconnection)."""
+    host = VSCodeHost(root=root, record_path=root / "record.jsonl", tools=tools)
+    user_data, extensions = root / "user-data", root / "extensions"
+    for d in (user_data / "User", extensions):
         d.mkdir(parents=True)
     host.settings_path = user_data / "User" / "settings.json"
     host.control_path = root / "control.json"
-    host.status_path = root / "status-bar.txt"
-    host.click_path = root / "click.txt"
     host.write_settings(
         {
             "workbench.startupEditor": "none",
@@ -235,12 +293,13 @@ def start_host(tools: Tools, root: Path) -> VSCodeHost:
             "maestroBridge.pythonPath": sys.executable,
             "maestroBridge.port": 0,
             "maestroBridge.logLevel": "debug",
+            **(settings or {}),
         }
     )
-    port = free_port()
+    port = host.port = free_port()
     config = root / "code-server.yaml"
     config.write_text(f"bind-addr: 127.0.0.1:{port}\nauth: none\ncert: false\n", encoding="utf-8")
-    env = {
+    env = host.env = {
         **os.environ,
         # code-server writes into these; keep it out of the home folder.
         "XDG_CONFIG_HOME": str(root / "xdg" / "config"),
@@ -291,6 +350,11 @@ def start_host(tools: Tools, root: Path) -> VSCodeHost:
                 "--disable-update-check",
                 "--disable-workspace-trust",
                 "--disable-getting-started-override",
+                *(
+                    ["--reconnection-grace-time", str(reconnection_grace_seconds)]
+                    if reconnection_grace_seconds is not None
+                    else []
+                ),
             ],
             stdout=out,
             stderr=subprocess.STDOUT,
@@ -300,27 +364,51 @@ def start_host(tools: Tools, root: Path) -> VSCodeHost:
         )
     try:
         host.wait_for(lambda: _healthy(port), 60, "code-server's /healthz")
-        host.logs["browser"] = root / "browser.log"
-        with host.logs["browser"].open("wb") as out:
-            host.driver = subprocess.Popen(
-                [str(tools.node), str(DRIVER), f"http://127.0.0.1:{port}/?folder={workspace}"],
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-                env={
-                    **env,
-                    "NODE_PATH": str(tools.playwright.parent),
-                    "CHROMIUM": tools.chromium,
-                    "STATUS_FILE": str(host.status_path),
-                    "CLICK_FILE": str(host.click_path),
-                },
-            )
+        open_window(host, FIRST_WINDOW)
         state = host.wait_for(lambda: _ready_state(host), STARTUP_TIMEOUT, "the bridge's URL")
         host.base_url = str(state["url"])
     except BaseException:
         stop_host(host)
         raise
     return host
+
+
+def open_window(host: VSCodeHost, name: str) -> Window:
+    """Opens a window on a new workspace folder `name` (its own browser, so its own extension
+    host); returns without waiting for the extension."""
+    assert host.tools is not None and name not in host.windows
+    workspace = host.root / name
+    workspace.mkdir()
+    log = host.logs[f"browser {name}"] = host.root / f"browser-{name}.log"
+    status_path, click_path = host.root / f"status-bar-{name}.txt", host.root / f"click-{name}.txt"
+    with log.open("wb") as out:
+        driver = subprocess.Popen(
+            [
+                str(host.tools.node),
+                str(DRIVER),
+                f"http://127.0.0.1:{host.port}/?folder={workspace}",
+            ],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            env={
+                **host.env,
+                "NODE_PATH": str(host.tools.playwright.parent),
+                "CHROMIUM": host.tools.chromium,
+                "STATUS_FILE": str(status_path),
+                "CLICK_FILE": str(click_path),
+            },
+        )
+    window = host.windows[name] = Window(name, driver, status_path, click_path)
+    return window
+
+
+def close_window(host: VSCodeHost, name: str) -> None:
+    """Closes a window as a person closes a tab: its browser goes away. code-server ends its
+    extension host after the reconnection grace time (start_host), which ends its language
+    server (its stdin closes)."""
+    window = host.windows.pop(name)
+    _terminate(window.driver)
 
 
 def _healthy(port: int) -> bool:
@@ -332,7 +420,7 @@ def _healthy(port: int) -> bool:
 
 
 def _ready_state(host: VSCodeHost) -> dict[str, Any] | None:
-    states = [e["state"] for e in host.records("bridge-state")]
+    states = host.states(FIRST_WINDOW)
     errors = [s for s in states if s.get("kind") == "error"]
     if errors:
         raise AssertionError(f"The extension reported an error: {errors[-1]}\n{host.diagnostics()}")
@@ -352,14 +440,16 @@ def _terminate(proc: subprocess.Popen[bytes] | None) -> None:
 
 
 def stop_host(host: VSCodeHost) -> list[int]:
-    """Stops the browser and code-server; the language servers still running after that."""
-    lsp = host.lsp_pids()
-    _terminate(host.driver)
+    """Stops the browsers and code-server; the language servers still running after that."""
+    lsp = set(host.lsp_pids()) | host.seen_lsp  # those of closed windows too
+    for window in host.windows.values():
+        _terminate(window.driver)
     _terminate(host.code_server)
     deadline = time.monotonic() + STOP_TIMEOUT
     while time.monotonic() < deadline and any(is_running(p) for p in lsp):
         time.sleep(0.2)
-    left = [p for p in lsp if is_running(p)]
+    # Checked by command line too: a pid seen long ago may belong to another process by now.
+    left = [p for p in lsp if is_running(p) and is_lsp_command(_cmdline(p))]
     for pid in left:
         os.kill(pid, signal.SIGKILL)
     return left

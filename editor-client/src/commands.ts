@@ -2,7 +2,7 @@
 
 import * as vscode from 'vscode';
 import type { Controller } from './controller';
-import { codexConfig, toRpcError } from './convert';
+import { codexConfig, describeState, endpointUrlOf, toRpcError } from './convert';
 import type { Logger } from './logging';
 
 const JUSTIFICATION =
@@ -23,8 +23,8 @@ async function pickModel(placeHolder: string): Promise<vscode.LanguageModelChat 
 }
 
 function endpointUrl(controller: Controller): string | undefined {
-  const state = controller.state;
-  if (state.kind === 'ready') return state.url;
+  const url = endpointUrlOf(controller.state); // served by this window or by another one
+  if (url) return url;
   void vscode.window.showWarningMessage('Maestro Bridge is not running: see its status.', 'Show Status').then((p) => {
     if (p) void vscode.commands.executeCommand('maestroBridge.showStatus');
   });
@@ -51,10 +51,7 @@ export function registerCommands(controller: Controller, log: Logger): vscode.Di
     register('maestroBridge.showStatus', async () => {
       const state = controller.state;
       const models = await vscode.lm.selectChatModels({});
-      const where =
-        state.kind === 'ready' ? `listening on ${state.url}, ${state.inFlight} request(s) in flight`
-        : state.kind === 'error' ? `failed: ${state.message}`
-        : state.kind;
+      const where = describeState(state);
       const python = controller.python ? ` Python: ${controller.python} (${controller.version ?? '?'}).` : '';
       const pick = await vscode.window.showInformationMessage(
         `Maestro Bridge is ${where}.${python} Chat models: ${models.map((m) => m.id).join(', ') || 'none'}.`,

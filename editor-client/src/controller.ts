@@ -90,6 +90,11 @@ export class Controller implements vscode.Disposable {
         this.log.info(`Listening on ${p.url}`);
         this.setState({ kind: 'ready', url: p.url, inFlight: 0 });
       },
+      standby: (p) => {
+        // Not an error: the endpoint is there, and this window's server takes over later.
+        this.log.info(`Another window serves ${p.url}: standing by to take over when it closes`);
+        this.setState({ kind: 'standby', url: p.url });
+      },
       failed: (message) => {
         // The client restarts a crashed server a few times: one notification is enough.
         const repeated = this.current.kind === 'error' && this.current.message === message;

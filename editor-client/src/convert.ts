@@ -225,6 +225,7 @@ export type BridgeState =
   | { kind: 'stopped' }
   | { kind: 'starting' }
   | { kind: 'ready'; url: string; inFlight: number }
+  | { kind: 'standby'; url: string } // another window serves url; this one takes over after it
   | { kind: 'error'; message: string };
 
 /** The status bar's text and tooltip for a state. */
@@ -235,7 +236,7 @@ export function statusText(state: BridgeState): { text: string; tooltip: string 
     case 'starting':
       return { text: '$(sync~spin) Maestro', tooltip: 'Maestro Bridge is starting' };
     case 'ready': {
-      const port = /:(\d+)\/v1$/.exec(state.url)?.[1] ?? state.url;
+      const port = portOf(state.url);
       const busy = state.inFlight > 0 ? ` $(pulse) ${state.inFlight}` : '';
       const requests = state.inFlight === 1 ? '1 request' : `${state.inFlight} requests`;
       return {
@@ -243,7 +244,37 @@ export function statusText(state: BridgeState): { text: string; tooltip: string 
         tooltip: `Maestro Bridge: Responses API at ${state.url} (${requests} in flight). Click for status.`,
       };
     }
+    case 'standby':
+      return {
+        text: `$(radio-tower) Maestro :${portOf(state.url)} (other window)`,
+        tooltip:
+          `Maestro Bridge: another VS Code window serves the Responses API at ${state.url}; ` +
+          'this window takes over when that one closes. Click for status.',
+      };
     case 'error':
       return { text: '$(error) Maestro', tooltip: `Maestro Bridge failed: ${state.message}. Click for status.` };
   }
+}
+
+/** What Show Status says the bridge is doing ("Maestro Bridge is ..."). */
+export function describeState(state: BridgeState): string {
+  switch (state.kind) {
+    case 'ready':
+      return `listening on ${state.url}, ${state.inFlight} request(s) in flight`;
+    case 'standby':
+      return `served by another window at ${state.url}; this window takes over when that one closes`;
+    case 'error':
+      return `failed: ${state.message}`;
+    default:
+      return state.kind;
+  }
+}
+
+/** The endpoint clients use, whichever window serves it; none while stopped or failed. */
+export function endpointUrlOf(state: BridgeState): string | undefined {
+  return state.kind === 'ready' || state.kind === 'standby' ? state.url : undefined;
+}
+
+function portOf(url: string): string {
+  return /:(\d+)\/v1$/.exec(url)?.[1] ?? url;
 }

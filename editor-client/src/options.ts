@@ -59,6 +59,8 @@ export function buildInitializationOptions(endpoint: Endpoint, set: UserValues):
     host: endpoint.host,
     port: endpoint.port,
     apiKey: endpoint.apiKey || null,
+    // Every window starts a server on the same port: one serves, the others stand by for it.
+    standby: true,
   };
   const ignored: string[] = [];
   const has = (key: string): boolean => set[key] !== undefined && set[key] !== null;

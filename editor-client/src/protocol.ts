@@ -11,6 +11,7 @@ export const Methods = {
   modelsChanged: 'maestro/modelsChanged',
   serverReady: 'maestro/serverReady',
   serverFailed: 'maestro/serverFailed',
+  serverStandby: 'maestro/serverStandby',
 } as const;
 
 /** JSON-RPC error codes that carry a LanguageModelError code to the server. */
@@ -82,6 +83,8 @@ export interface InitializationOptions {
   host: string;
   port: number;
   apiKey: string | null;
+  /** Another Maestro Bridge on the port (another window): wait and take over, not fail. */
+  standby?: boolean;
   modelAliases?: Record<string, string>;
   defaultModel?: string;
   keepaliveSeconds?: number;
@@ -93,3 +96,5 @@ export interface InitializationOptions {
 
 export interface ServerReadyParams { url: string; host: string; port: number }
 export interface ServerFailedParams { message: string }
+/** Another Maestro Bridge serves `url`; this server binds it when that one stops. */
+export interface ServerStandbyParams { url: string; host: string; port: number }

@@ -10,7 +10,7 @@ import {
 import { LmEndpoint } from './lm';
 import { serverLogLevel, type Logger } from './logging';
 import { buildInitializationOptions } from './options';
-import { Methods, type ServerFailedParams, type ServerReadyParams } from './protocol';
+import { Methods, type ServerFailedParams, type ServerReadyParams, type ServerStandbyParams } from './protocol';
 import type { Settings } from './settings';
 
 const EXIT_GRACE_MS = 2000;
@@ -18,6 +18,7 @@ const MAX_RESTARTS = 3;
 
 export interface ServerEvents {
   ready(params: ServerReadyParams): void;
+  standby(params: ServerStandbyParams): void;
   failed(message: string): void;
   inFlight(count: number): void;
 }
@@ -77,6 +78,7 @@ export class BridgeServer implements vscode.Disposable {
       endpoint.countTokens(params, token),
     );
     client.onNotification(Methods.serverReady, (p: ServerReadyParams) => events.ready(p));
+    client.onNotification(Methods.serverStandby, (p: ServerStandbyParams) => events.standby(p));
     client.onNotification(Methods.serverFailed, (p: ServerFailedParams) => events.failed(p.message));
     server.disposables.push(
       endpoint,

@@ -36,8 +36,8 @@ async function main() {
       );
     }, 300);
   }
-  // A person's click: when $CLICK_FILE names a button, click it on a notification, then
-  // remove the file to say so.
+  // A person's click: when $CLICK_FILE names a button, click it on a notification, write the
+  // notification's message to $CLICK_FILE.message, then remove $CLICK_FILE to say so.
   if (process.env.CLICK_FILE) {
     const fs = require('fs');
     const file = process.env.CLICK_FILE;
@@ -46,9 +46,15 @@ async function main() {
       if (busy || !fs.existsSync(file)) return;
       busy = true;
       const label = fs.readFileSync(file, 'utf8').trim();
-      page.locator('.notifications-toasts').getByRole('button', { name: label }).first()
-        .click({ timeout: 1000 })
-        .then(() => { fs.rmSync(file); console.log(`[drive] clicked ${label}`); }, () => undefined)
+      const toast = page.locator('.notifications-toasts .notification-list-item')
+        .filter({ has: page.getByRole('button', { name: label }) }).first();
+      toast.locator('.notification-list-item-message').innerText({ timeout: 1000 })
+        .then((message) => toast.getByRole('button', { name: label }).first().click({ timeout: 1000 }).then(() => {
+          fs.writeFileSync(`${file}.message`, message);
+          fs.rmSync(file);
+          console.log(`[drive] clicked ${label}`);
+        }))
+        .catch(() => undefined)
         .finally(() => { busy = false; });
     }, 300);
   }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
-  codexConfig, fromBase64, InvalidParams, kindByShape, parseChatParams, statusText, toBase64, toLmMessages,
+  codexConfig, describeState, endpointUrlOf, fromBase64, InvalidParams, kindByShape, parseChatParams, statusText, toBase64, toLmMessages,
   toModelInfo, toRpcError, toWirePart, type LmFactory,
 } from '../convert';
 import { EditorErrorCodes } from '../protocol';
@@ -168,5 +168,26 @@ describe('user-facing text', () => {
     assert.match(busy.tooltip, /2 requests in flight/);
     assert.match(statusText({ kind: 'error', message: 'port in use' }).tooltip, /port in use/);
     assert.match(statusText({ kind: 'stopped' }).text, /circle-slash/);
+  });
+
+  it('another window serving the endpoint is a normal state that gives the URL', () => {
+    const standby = { kind: 'standby', url: 'http://127.0.0.1:23335/v1' } as const;
+    const { text, tooltip } = statusText(standby);
+    assert.equal(text, '$(radio-tower) Maestro :23335 (other window)');
+    assert.doesNotMatch(text, /error/);
+    assert.match(tooltip, /another VS Code window serves the Responses API at http:\/\/127\.0\.0\.1:23335\/v1/);
+    assert.match(tooltip, /takes over when that one closes/);
+    assert.equal(describeState(standby), 'served by another window at http://127.0.0.1:23335/v1; this window takes over when that one closes');
+    assert.equal(endpointUrlOf(standby), standby.url);
+  });
+
+  it('show status and the copy commands read the state', () => {
+    const ready = { kind: 'ready', url: 'http://127.0.0.1:4000/v1', inFlight: 1 } as const;
+    assert.equal(describeState(ready), 'listening on http://127.0.0.1:4000/v1, 1 request(s) in flight');
+    assert.equal(endpointUrlOf(ready), ready.url);
+    assert.equal(describeState({ kind: 'error', message: 'port in use' }), 'failed: port in use');
+    assert.equal(endpointUrlOf({ kind: 'error', message: 'port in use' }), undefined);
+    assert.equal(describeState({ kind: 'starting' }), 'starting');
+    assert.equal(endpointUrlOf({ kind: 'stopped' }), undefined);
   });
 });

@@ -9,14 +9,16 @@
 //   text with "weather" + tools -> "Let me check." and a call of the first tool with {city: "Paris"}
 //   anything else               -> "You said: <text>" in small parts, then a `usage` data part
 // Every request, every cancellation and every state of the Maestro Bridge extension is
-// appended as one JSON line to $MAESTRO_E2E_RECORD; settings written to $MAESTRO_E2E_CONTROL
+// appended as one JSON line to $MAESTRO_E2E_RECORD, with the name of the window (its workspace
+// folder: each window has its own extension host); settings written to $MAESTRO_E2E_CONTROL
 // are applied through the configuration API.
 const fs = require('fs');
 const vscode = require('vscode');
 
 const RECORD = process.env.MAESTRO_E2E_RECORD;
 const record = (entry) => {
-  if (RECORD) fs.appendFileSync(RECORD, JSON.stringify({ at: Date.now(), ...entry }) + '\n');
+  const window = vscode.workspace.name;
+  if (RECORD) fs.appendFileSync(RECORD, JSON.stringify({ at: Date.now(), window, ...entry }) + '\n');
 };
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -91,7 +93,8 @@ exports.activate = (context) => {
     }),
   );
   // Requests of the test, written to $MAESTRO_E2E_CONTROL: {id, settings} are applied as user
-  // settings through the configuration API; {id, command} runs a command.
+  // settings through the configuration API; {id, command} runs a command. A request naming a
+  // `window` is for that window's extension host only.
   const CONTROL = process.env.MAESTRO_E2E_CONTROL;
   if (CONTROL) {
     let applied;
@@ -100,6 +103,7 @@ exports.activate = (context) => {
       try { request = JSON.parse(fs.readFileSync(CONTROL, 'utf8')); } catch { return; }
       if (request.id === applied) return;
       applied = request.id;
+      if (request.window && request.window !== vscode.workspace.name) return;
       if (request.command) {
         // Runs a command as the Command Palette would, then reports what it put on the clipboard.
         Promise.resolve(vscode.commands.executeCommand(request.command))
