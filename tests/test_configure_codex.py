@@ -404,10 +404,11 @@ def test_a_missing_codex_home_is_a_clear_error(
 
 
 @pytest.mark.timeout(CODEX_TIMEOUT + 90)
+@pytest.mark.parametrize("key", ["configure-e2e-key", None], ids=["api-key", "no-key"])
 def test_codex_runs_a_tool_loop_with_only_the_written_configuration(
-    bridge_server_factory: StartServer, tmp_path: Path
+    bridge_server_factory: StartServer, tmp_path: Path, key: str | None
 ) -> None:
-    """The bridge wants a key and has the alias; `configure codex` writes everything else.
+    """The bridge has the alias (and a key, or none); `configure codex` writes the rest.
 
     The scripted model (tests/test_e2e_codex.py's PATCH_RULES) runs a shell command through
     `exec_command`, then edits a file with `apply_patch`, which Codex offers only because the
@@ -418,15 +419,17 @@ def test_codex_runs_a_tool_loop_with_only_the_written_configuration(
         if os.environ.get("CI"):
             pytest.fail("Codex CLI not found (see tests/test_e2e_codex.py)")
         pytest.skip("Codex CLI not found (see tests/test_e2e_codex.py)")
-    key = "configure-e2e-key"
+    env = {**os.environ, "NO_COLOR": "1"}
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "CODEX_API_KEY", KEY_ENV):
+        env.pop(name, None)
+    if key is not None:
+        env[KEY_ENV] = key
     server = bridge_server_factory(
-        "--model-alias", "gpt-5.5=sim-echo", script=PATCH_RULES, env={KEY_ENV: key}
+        "--model-alias", "gpt-5.5=sim-echo", script=PATCH_RULES, env={KEY_ENV: key or ""}
     )
     codex_home = tmp_path / "codex-home"
     codex_home.mkdir()
-    env = {**os.environ, "CODEX_HOME": str(codex_home), KEY_ENV: key, "NO_COLOR": "1"}
-    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "CODEX_API_KEY"):
-        env.pop(name, None)
+    env["CODEX_HOME"] = str(codex_home)
 
     command = ["configure", "codex", "--model", "sim-echo", "--base-url", server.base_url]
     configured = subprocess.run(
@@ -441,6 +444,8 @@ def test_codex_runs_a_tool_loop_with_only_the_written_configuration(
     assert configured.returncode == 0, configured
     assert "already answers 'gpt-5.5' with 'sim-echo'" in configured.stdout
     assert sorted(p.name for p in codex_home.iterdir()) == ["config.toml"]
+    provider = tomllib.loads((codex_home / "config.toml").read_text())["model_providers"]
+    assert provider["maestro"].get("env_key") == (key and KEY_ENV)
 
     workdir = tmp_path / "work"
     workdir.mkdir()
