@@ -1,9 +1,15 @@
 // The commands of the "Maestro Bridge" category.
 
+import { execFile } from 'node:child_process';
 import * as vscode from 'vscode';
+import { aliasUpdate, configureArgs, configureEnv, outcomeMessage, parseOutcome, type Scope } from './codexSetup';
 import type { Controller } from './controller';
 import { codexConfig, describeState, endpointUrlOf, toRpcError } from './convert';
 import type { Logger } from './logging';
+import { neutralCwd } from './python';
+import { SECTION } from './settings';
+
+const CONFIGURE_TIMEOUT_MS = 60_000;
 
 const JUSTIFICATION =
   'Maestro Bridge serves this model to tools on this computer (Codex CLI, the openai SDKs) through its local Responses API.';
@@ -31,7 +37,59 @@ function endpointUrl(controller: Controller): string | undefined {
   return undefined;
 }
 
-export function registerCommands(controller: Controller, log: Logger): vscode.Disposable[] {
+/** `python -m bridge.cli configure codex ...`: its stdout, or an Error with its message. */
+function runConfigure(python: string, args: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(python, args, { cwd, env, timeout: CONFIGURE_TIMEOUT_MS }, (err, stdout, stderr) => {
+      if (!err) return resolve(String(stdout));
+      const message = String(stderr).trim().replace(/^maestro-bridge: /, '') || err.message;
+      reject(new Error(message));
+    });
+  });
+}
+
+const SCOPES: Record<Scope, vscode.ConfigurationTarget> = {
+  global: vscode.ConfigurationTarget.Global,
+  workspace: vscode.ConfigurationTarget.Workspace,
+  workspaceFolder: vscode.ConfigurationTarget.WorkspaceFolder,
+};
+
+/** Writes Codex's config.toml through the Python command, then adds the alias it needs. */
+async function configureCodex(controller: Controller, storage: vscode.Uri, log: Logger): Promise<void> {
+  const url = endpointUrl(controller);
+  if (!url || !controller.python) return;
+  const model = await pickModel('The model Codex should use');
+  if (!model) return;
+  const args = configureArgs(url, model.id);
+  log.info(`$ ${controller.python} ${args.join(' ')}`);
+  let outcome;
+  try {
+    const stdout = await runConfigure(controller.python, args, configureEnv(process.env, controller.settings.apiKey), neutralCwd(storage));
+    outcome = parseOutcome(stdout);
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    log.error(`Configure Codex: ${message}`);
+    void vscode.window.showErrorMessage(`Maestro Bridge could not configure Codex: ${message}`, 'Show Logs').then((p) => {
+      if (p) log.channel.show();
+    });
+    return;
+  }
+  for (const line of outcome.report) log.info(line);
+  let aliasSet = false;
+  if (outcome.alias) {
+    const config = vscode.workspace.getConfiguration(SECTION);
+    const key = 'modelAliases';
+    const update = aliasUpdate(config.inspect<Record<string, string>>(key) ?? {}, config.get(key), outcome.alias);
+    if (update) {
+      await config.update(key, update.value, SCOPES[update.scope]); // restarts the bridge
+      log.info(`Set ${SECTION}.${key} (${update.scope}): ${outcome.alias.name} -> ${outcome.alias.target}`);
+      aliasSet = true;
+    }
+  }
+  void vscode.window.showInformationMessage(outcomeMessage(outcome, aliasSet));
+}
+
+export function registerCommands(controller: Controller, log: Logger, storage: vscode.Uri): vscode.Disposable[] {
   const register = (id: string, fn: () => unknown): vscode.Disposable => vscode.commands.registerCommand(id, fn);
   return [
     register('maestroBridge.copyEndpointUrl', async () => {
@@ -48,6 +106,7 @@ export function registerCommands(controller: Controller, log: Logger): vscode.Di
       await vscode.env.clipboard.writeText(codexConfig(url, model.id, controller.settings.apiKey !== ''));
       void vscode.window.showInformationMessage('Copied a Codex configuration: paste it into ~/.codex/config.toml.');
     }),
+    register('maestroBridge.configureCodex', () => configureCodex(controller, storage, log)),
     register('maestroBridge.showStatus', async () => {
       const state = controller.state;
       const models = await vscode.lm.selectChatModels({});

@@ -25,7 +25,7 @@ export function activate(context: vscode.ExtensionContext): MaestroBridgeApi {
   context.subscriptions.push(
     log,
     status,
-    ...registerCommands(ctl, log),
+    ...registerCommands(ctl, log, context.globalStorageUri),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration(SECTION)) {
         log.info('Settings changed: restarting');
