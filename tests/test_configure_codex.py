@@ -19,6 +19,7 @@ import sys
 from datetime import datetime
 from pathlib import Path
 
+import processes
 import pytest
 from conftest import BridgeServer, StartServer
 from test_e2e_codex import CODEX_TIMEOUT, COMMAND, PATCH_RULES, find_codex
@@ -455,14 +456,8 @@ def test_codex_runs_a_tool_loop_with_only_the_written_configuration(
     last = tmp_path / "last-message.txt"
     flags += ["--cd", str(workdir), "--output-last-message", str(last)]
     prompt = "Please write maestro-hello into out.txt, then fix notes.txt."
-    result = subprocess.run(
-        [codex, "exec", *flags, prompt],
-        cwd=workdir,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=CODEX_TIMEOUT,
+    result = processes.run(
+        [codex, "exec", *flags, prompt], cwd=workdir, env=env, timeout=CODEX_TIMEOUT
     )
     report = (
         f"config.toml:\n{(codex_home / 'config.toml').read_text()}\n"
