@@ -233,9 +233,13 @@ def parse_create_request(body: Any) -> CreateResponseRequest:
             "Missing required parameter: `model`.", param="model", code="missing_required_parameter"
         )
     if body.get("input") is None:
-        raise invalid_request(
-            "Missing required parameter: `input`.", param="input", code="missing_required_parameter"
-        )
+        if not body.get("instructions"):
+            raise invalid_request(
+                "Missing required parameter: `input` (or `instructions`).",
+                param="input",
+                code="missing_required_parameter",
+            )
+        body = {**body, "input": []}  # instructions alone are a whole request
     try:
         return CreateResponseRequest.model_validate(body)
     except ValidationError as exc:
