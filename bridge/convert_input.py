@@ -3,6 +3,7 @@
 The editor has only user and assistant messages, so instructions, system and developer
 messages become user messages placed first. Tool calls of one turn go into one assistant
 message and their results into one user message, or model providers reject the history.
+A tool result whose call is nowhere in the input is a 400, as with OpenAI.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from bridge.backend import (
     ToolCallPart,
     ToolResultPart,
 )
+from bridge.errors import ApiError
 from bridge.history import normalise_tool_history
 from bridge.images import file_parts, image_part, image_reference_note
 from bridge.request import (
@@ -59,8 +61,9 @@ def _one_part(part: ContentPart) -> list[MessagePart]:
         ]
     if part.type == "input_file":
         return file_parts(part.filename, part.file_data, part.file_id, part.file_url)
-    log.warning("Skipping content part of type %r the editor cannot take", part.type)
-    return []
+    log.warning("Content part of type %r the editor cannot take: a note instead", part.type)
+    # The model should know that something was there, as with images it cannot fetch.
+    return [TextPart(value=f"[content of type {part.type!r} not included]")]
 
 
 def tool_input(arguments: str) -> dict[str, Any]:
@@ -84,6 +87,16 @@ def _call_part(item: FunctionCallItem | CustomToolCallItem) -> ToolCallPart:
 def _result_part(item: FunctionCallOutputItem | CustomToolCallOutputItem) -> ToolResultPart:
     content = [p for p in content_parts(item.output) if isinstance(p, (TextPart, DataPart))]
     return ToolResultPart(callId=item.call_id, content=content or [TextPart(value="")])
+
+
+def orphan_output_error(index: int, call_id: str) -> ApiError:
+    """What OpenAI answers for a tool result whose call is not in the input."""
+    return ApiError(
+        400,
+        f"No tool call found for function call output with call_id {call_id}. Send the "
+        "`function_call` (or `custom_tool_call`) item before its output.",
+        param=f"input[{index}].call_id",
+    )
 
 
 COMPACTION_PREAMBLE = "Summary of the earlier conversation (compacted):"
@@ -124,7 +137,9 @@ def to_chat_messages(request: CreateResponseRequest) -> list[ChatMessage]:
     )
 
     messages: list[ChatMessage] = []
-    for item in items:
+    call_ids: set[str] = set()
+    outputs: list[tuple[int, str]] = []  # (input index, call id) of every tool result
+    for index, item in enumerate(items):
         if isinstance(item, MessageItem):
             parts = content_parts(item.content)
             if not parts:
@@ -137,6 +152,7 @@ def to_chat_messages(request: CreateResponseRequest) -> list[ChatMessage]:
             else:
                 messages.append(ChatMessage(role="user", content=parts))
         elif isinstance(item, (FunctionCallItem, CustomToolCallItem)):
+            call_ids.add(item.call_id)
             _append(
                 messages,
                 "assistant",
@@ -144,11 +160,15 @@ def to_chat_messages(request: CreateResponseRequest) -> list[ChatMessage]:
                 merge_when=(TextPart, ToolCallPart, DataPart),
             )
         elif isinstance(item, (FunctionCallOutputItem, CustomToolCallOutputItem)):
+            outputs.append((index, item.call_id))
             _append(messages, "user", [_result_part(item)], merge_when=(ToolResultPart,))
         elif isinstance(item, CompactionItem):
             messages.append(compaction_message(item))
         elif isinstance(item, SkippedItem) and item.type != "reasoning":
             log.warning("Skipping input item of type %r the editor cannot take", item.type)
+    for index, call_id in outputs:
+        if call_id not in call_ids:
+            raise orphan_output_error(index, call_id)
     return preamble + messages
 
 

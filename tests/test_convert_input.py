@@ -20,6 +20,7 @@ from bridge.backend import (
     ToolResultPart,
 )
 from bridge.convert_input import to_chat_messages
+from bridge.errors import ApiError
 from bridge.request import parse_create_request
 
 
@@ -156,6 +157,35 @@ def test_text_part_kinds() -> None:
         user(text("one"), text("two")),
         assistant(text("answer"), text("I cannot help with that.")),
     ]
+
+
+def test_instructions_without_input_are_the_whole_conversation() -> None:
+    raw = {"model": "gpt-5", "instructions": "Say hi."}
+    assert to_chat_messages(parse_create_request(raw)) == [user(text("Say hi."))]
+
+
+def test_unknown_content_part_becomes_a_short_note(caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.WARNING, logger="bridge.convert_input")
+    messages = convert(
+        [
+            {
+                "role": "user",
+                "content": [
+                    {"type": "input_text", "text": "Listen:"},
+                    {"type": "input_audio", "input_audio": {"data": "UklGRg==", "format": "wav"}},
+                ],
+            }
+        ]
+    )
+
+    assert messages == [user(text("Listen:"), text("[content of type 'input_audio' not included]"))]
+    assert "input_audio" in caplog.text
+    assert "UklGRg" not in caplog.text
+
+
+def test_unknown_part_in_a_tool_output_becomes_a_note_too() -> None:
+    messages = convert([call("c1", "f"), output("c1", [{"type": "input_video", "id": "v1"}])])
+    assert messages[1] == user(result("c1", text("[content of type 'input_video' not included]")))
 
 
 def test_empty_messages_are_dropped() -> None:
@@ -466,6 +496,39 @@ def test_tool_output_as_content_parts_keeps_text_and_image() -> None:
 def test_empty_tool_output_still_answers_the_call() -> None:
     messages = convert([call("c1", "f"), output("c1", "")])
     assert messages[1] == user(result("c1", text("")))
+
+
+# --------------------------------------------------------------------------- orphan results
+
+
+def orphan_error(items: list[dict[str, Any]]) -> ApiError:
+    with pytest.raises(ApiError) as info:
+        convert(items)
+    return info.value
+
+
+@pytest.mark.parametrize("kind", ["function_call_output", "custom_tool_call_output"])
+def test_output_whose_call_is_nowhere_is_a_400(kind: str) -> None:
+    error = orphan_error(
+        [
+            {"role": "user", "content": "hi"},
+            call("c1", "f"),
+            output("c1", "ok"),
+            {"type": kind, "call_id": "call_gone", "output": "stale"},
+        ]
+    )
+
+    assert error.status == 400
+    assert error.type == "invalid_request_error"
+    assert error.param == "input[3].call_id"
+    assert "call_gone" in error.message
+    assert error.message.startswith("No tool call found for function call output with call_id")
+
+
+def test_output_before_its_call_is_not_an_orphan() -> None:
+    """The call is in the input, only out of order: history normalisation labels it."""
+    messages = convert([output("c1", "early"), call("c1", "f"), {"role": "user", "content": "?"}])
+    assert len(messages) == 3
 
 
 # --------------------------------------------------------------------------- skipped items
