@@ -188,9 +188,12 @@ class ResponseEventBuilder:
         else:
             value = _json(part.input)
             item = {"type": "function_call", "id": ids.function_call_id(), **item}
-            if target.namespace:
-                item["namespace"] = target.namespace
+            if target.has_encrypted_params:
+                # None of the arguments is encrypted: Codex then reads them as plain text.
+                item["encrypted_function_args"] = []
             field, event_prefix = "arguments", "response.function_call_arguments"
+        if target.namespace:
+            item["namespace"] = target.namespace
         item.update({field: "", "status": "in_progress"})
         index = self._add_item(item, events)
         # The editor gives whole calls: one delta carries all of the input.

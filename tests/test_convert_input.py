@@ -498,6 +498,28 @@ def test_empty_tool_output_still_answers_the_call() -> None:
     assert messages[1] == user(result("c1", text("")))
 
 
+def test_namespaced_custom_tool_call_keeps_its_namespace() -> None:
+    """Replayed as the flat name the tool was offered under (`functions__exec`)."""
+    messages = convert(
+        [
+            {"role": "user", "content": "run it"},
+            {
+                "type": "custom_tool_call",
+                "call_id": "call_x",
+                "name": "exec",
+                "namespace": "functions",
+                "input": "text(1)",
+                "status": "completed",
+            },
+            {"type": "custom_tool_call_output", "call_id": "call_x", "output": "1"},
+        ]
+    )
+
+    assert messages[1] == assistant(
+        ToolCallPart(callId="call_x", name="functions__exec", input={"input": "text(1)"})
+    )
+
+
 # --------------------------------------------------------------------------- orphan results
 
 
@@ -529,6 +551,80 @@ def test_output_before_its_call_is_not_an_orphan() -> None:
     """The call is in the input, only out of order: history normalisation labels it."""
     messages = convert([output("c1", "early"), call("c1", "f"), {"role": "user", "content": "?"}])
     assert len(messages) == 3
+
+
+# --------------------------------------------------------------------------- Codex agents
+
+
+def test_agent_message_with_encrypted_content_is_a_user_message() -> None:
+    """The child's task as Codex 0.169 sends it (tests/fixtures/clients/codex-multi-agent-*)."""
+    messages = convert(
+        [
+            {
+                "type": "agent_message",
+                "id": "amsg_1",
+                "author": "/root",
+                "recipient": "/root/helper",
+                "content": [
+                    {
+                        "type": "input_text",
+                        "text": "Message Type: NEW_TASK\nTask name: /root/helper\nSender: /root\n"
+                        "Payload:\n",
+                    },
+                    {"type": "encrypted_content", "encrypted_content": "Compute 2+2."},
+                ],
+            }
+        ]
+    )
+
+    assert messages == [
+        user(
+            text("[Message from agent /root to /root/helper]"),
+            text("Message Type: NEW_TASK\nTask name: /root/helper\nSender: /root\nPayload:\n"),
+            text("Compute 2+2."),
+        )
+    ]
+
+
+def test_agent_answer_after_a_wait_follows_the_tool_result() -> None:
+    messages = convert(
+        [
+            {"role": "user", "content": "delegate"},
+            call("c1", "wait_agent"),
+            output("c1", '{"message":"Wait completed.","timed_out":false}'),
+            {
+                "type": "agent_message",
+                "author": "/root/helper",
+                "recipient": "/root",
+                "content": [{"type": "input_text", "text": "Payload:\n4"}],
+            },
+        ]
+    )
+
+    assert shape(messages) == [
+        ("user", ["text"]),
+        ("assistant", ["toolCall"]),
+        ("user", ["toolResult"]),
+        ("user", ["text", "text"]),
+    ]
+    assert messages[-1] == user(
+        text("[Message from agent /root/helper to /root]"), text("Payload:\n4")
+    )
+
+
+def test_empty_agent_message_and_additional_tools_add_no_message(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.DEBUG, logger="bridge.convert_input")
+    messages = convert(
+        [
+            {"type": "additional_tools", "role": "developer", "tools": [{"type": "function"}]},
+            {"type": "agent_message", "author": "/root", "recipient": "/root/a", "content": []},
+            {"role": "user", "content": "hi"},
+        ]
+    )
+    assert messages == [user(text("hi"))]
+    assert caplog.records == []
 
 
 # --------------------------------------------------------------------------- skipped items
