@@ -3,6 +3,8 @@
 The editor has only user and assistant messages, so instructions, system and developer
 messages become user messages placed first. Tool calls of one turn go into one assistant
 message and their results into one user message, or model providers reject the history.
+Messages between Codex agents (`agent_message`) become user messages that say who wrote to
+whom. A tool result whose call is nowhere in the input is a 400, as with OpenAI.
 """
 
 from __future__ import annotations
@@ -19,9 +21,12 @@ from bridge.backend import (
     ToolCallPart,
     ToolResultPart,
 )
+from bridge.errors import ApiError
 from bridge.history import normalise_tool_history
 from bridge.images import file_parts, image_part, image_reference_note
 from bridge.request import (
+    AdditionalToolsItem,
+    AgentMessageItem,
     CompactionItem,
     Content,
     ContentPart,
@@ -59,8 +64,12 @@ def _one_part(part: ContentPart) -> list[MessagePart]:
         ]
     if part.type == "input_file":
         return file_parts(part.filename, part.file_data, part.file_id, part.file_url)
-    log.warning("Skipping content part of type %r the editor cannot take", part.type)
-    return []
+    if part.encrypted_content is not None:
+        # Codex puts an agent's task here; it is the plain text its model wrote.
+        return [TextPart(value=part.encrypted_content)] if part.encrypted_content else []
+    log.warning("Content part of type %r the editor cannot take: a note instead", part.type)
+    # The model should know that something was there, as with images it cannot fetch.
+    return [TextPart(value=f"[content of type {part.type!r} not included]")]
 
 
 def tool_input(arguments: str) -> dict[str, Any]:
@@ -75,15 +84,35 @@ def tool_input(arguments: str) -> dict[str, Any]:
 
 
 def _call_part(item: FunctionCallItem | CustomToolCallItem) -> ToolCallPart:
-    if isinstance(item, CustomToolCallItem):
-        return ToolCallPart(callId=item.call_id, name=item.name, input={"input": item.input})
+    # The flat name the tool was offered under (`tools.plan_tools`).
     name = f"{item.namespace}{NAMESPACE_SEPARATOR}{item.name}" if item.namespace else item.name
+    if isinstance(item, CustomToolCallItem):
+        return ToolCallPart(callId=item.call_id, name=name, input={"input": item.input})
     return ToolCallPart(callId=item.call_id, name=name, input=tool_input(item.arguments))
 
 
 def _result_part(item: FunctionCallOutputItem | CustomToolCallOutputItem) -> ToolResultPart:
     content = [p for p in content_parts(item.output) if isinstance(p, (TextPart, DataPart))]
     return ToolResultPart(callId=item.call_id, content=content or [TextPart(value="")])
+
+
+def agent_message(item: AgentMessageItem) -> ChatMessage | None:
+    """A message between Codex agents: who wrote to whom, then all of its text."""
+    parts = content_parts(item.content)
+    if not parts:
+        return None
+    header = f"[Message from agent {item.author or 'unknown'} to {item.recipient or 'unknown'}]"
+    return ChatMessage(role="user", content=[TextPart(value=header), *parts])
+
+
+def orphan_output_error(index: int, call_id: str) -> ApiError:
+    """What OpenAI answers for a tool result whose call is not in the input."""
+    return ApiError(
+        400,
+        f"No tool call found for function call output with call_id {call_id}. Send the "
+        "`function_call` (or `custom_tool_call`) item before its output.",
+        param=f"input[{index}].call_id",
+    )
 
 
 COMPACTION_PREAMBLE = "Summary of the earlier conversation (compacted):"
@@ -124,7 +153,9 @@ def to_chat_messages(request: CreateResponseRequest) -> list[ChatMessage]:
     )
 
     messages: list[ChatMessage] = []
-    for item in items:
+    call_ids: set[str] = set()
+    outputs: list[tuple[int, str]] = []  # (input index, call id) of every tool result
+    for index, item in enumerate(items):
         if isinstance(item, MessageItem):
             parts = content_parts(item.content)
             if not parts:
@@ -137,6 +168,7 @@ def to_chat_messages(request: CreateResponseRequest) -> list[ChatMessage]:
             else:
                 messages.append(ChatMessage(role="user", content=parts))
         elif isinstance(item, (FunctionCallItem, CustomToolCallItem)):
+            call_ids.add(item.call_id)
             _append(
                 messages,
                 "assistant",
@@ -144,11 +176,21 @@ def to_chat_messages(request: CreateResponseRequest) -> list[ChatMessage]:
                 merge_when=(TextPart, ToolCallPart, DataPart),
             )
         elif isinstance(item, (FunctionCallOutputItem, CustomToolCallOutputItem)):
+            outputs.append((index, item.call_id))
             _append(messages, "user", [_result_part(item)], merge_when=(ToolResultPart,))
+        elif isinstance(item, AgentMessageItem):
+            message = agent_message(item)
+            if message is not None:
+                messages.append(message)
         elif isinstance(item, CompactionItem):
             messages.append(compaction_message(item))
+        elif isinstance(item, AdditionalToolsItem):
+            continue  # offered to the editor as tools (`tools.plan_request_tools`)
         elif isinstance(item, SkippedItem) and item.type != "reasoning":
             log.warning("Skipping input item of type %r the editor cannot take", item.type)
+    for index, call_id in outputs:
+        if call_id not in call_ids:
+            raise orphan_output_error(index, call_id)
     return preamble + messages
 
 

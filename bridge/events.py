@@ -7,7 +7,6 @@ same events folded (`bridge.fold`), so both paths see exactly the same output.
 
 from __future__ import annotations
 
-import base64
 import json
 import logging
 import time
@@ -16,7 +15,7 @@ from typing import Any
 
 from bridge import ids
 from bridge.backend import DataPart, ResponsePart, TextPart, ThinkingPart, ToolCallPart
-from bridge.response_object import usage_object
+from bridge.editor_usage import usage_from_part
 from bridge.tools import ToolTarget
 
 log = logging.getLogger(__name__)
@@ -189,9 +188,12 @@ class ResponseEventBuilder:
         else:
             value = _json(part.input)
             item = {"type": "function_call", "id": ids.function_call_id(), **item}
-            if target.namespace:
-                item["namespace"] = target.namespace
+            if target.has_encrypted_params:
+                # None of the arguments is encrypted: Codex then reads them as plain text.
+                item["encrypted_function_args"] = []
             field, event_prefix = "arguments", "response.function_call_arguments"
+        if target.namespace:
+            item["namespace"] = target.namespace
         item.update({field: "", "status": "in_progress"})
         index = self._add_item(item, events)
         # The editor gives whole calls: one delta carries all of the input.
@@ -206,16 +208,9 @@ class ResponseEventBuilder:
         if part.mimeType != "usage":
             log.debug("Ignoring data part of type %s from the editor", part.mimeType)
             return
-        try:
-            raw = json.loads(base64.b64decode(part.data))
-            self.usage = usage_object(
-                int(raw.get("prompt_tokens", 0)),
-                int(raw.get("completion_tokens", 0)),
-                int((raw.get("completion_tokens_details") or {}).get("reasoning_tokens", 0)),
-                int((raw.get("prompt_tokens_details") or {}).get("cached_tokens", 0)),
-            )
-        except (ValueError, TypeError, AttributeError, OverflowError):  # incl. bad base64
-            log.warning("Ignoring a malformed usage part from the editor")
+        usage = usage_from_part(part.data)
+        if usage is not None:  # else counted with the editor's tokenizer at the end
+            self.usage = usage
 
     # -- closing -----------------------------------------------------------------------------
 

@@ -8,7 +8,8 @@ a trimmed conversation, a resumed session, an id reused. The rules, applied turn
 - the results of an assistant turn's calls are looked for in the user messages that follow it
   (up to the next assistant message) and placed first in the first of them, in call order;
 - a call without a result, and a result without its call, become labelled text in place, so
-  the model still reads what happened;
+  the model still reads what happened; the label says whether the result's call is elsewhere
+  in the conversation, or whether it is a further, different result of a call already answered;
 - an exact repeat of a call (same id, name and input) in one turn, and an exact repeat of its
   result, are dropped; a call id that an earlier turn used already gets a suffix, so each
   call pairs with its own result;
@@ -30,6 +31,7 @@ def normalise_tool_history(messages: list[ChatMessage]) -> list[ChatMessage]:
     """The same conversation with every tool call paired with its result (input not changed)."""
     out: list[ChatMessage] = []
     used_ids: set[str] = set()
+    all_calls = {p.callId for m in messages for p in m.content if isinstance(p, ToolCallPart)}
     index = 0
     while index < len(messages):
         message = messages[index]
@@ -38,16 +40,16 @@ def normalise_tool_history(messages: list[ChatMessage]) -> list[ChatMessage]:
             end = index + 1
             while end < len(messages) and messages[end].role == "user":
                 end += 1
-            out.extend(_turn(message, messages[index + 1 : end], used_ids))
+            out.extend(_turn(message, messages[index + 1 : end], used_ids, all_calls))
             index = end
         else:
-            out.append(_without_tool_parts(message))
+            out.append(_without_tool_parts(message, all_calls))
             index += 1
     return [m for m in out if m.content]
 
 
 def _turn(
-    assistant: ChatMessage, followers: list[ChatMessage], used_ids: set[str]
+    assistant: ChatMessage, followers: list[ChatMessage], used_ids: set[str], all_calls: set[str]
 ) -> list[ChatMessage]:
     """One assistant message with calls, and the user messages after it."""
     waiting: dict[str, deque[ToolResultPart]] = defaultdict(deque)
@@ -90,8 +92,10 @@ def _turn(
                 continue
             elif part.content in paired_contents.get(part.callId, []):
                 log.info("Dropping a repeated tool result for call id %s", part.callId)
+            elif part.callId in paired_contents:
+                parts.extend(result_as_parts(part, FURTHER_RESULT))
             else:
-                parts.extend(result_as_parts(part))
+                parts.extend(result_as_parts(part, _where(part, all_calls)))
         rest.append(ChatMessage(role="user", content=parts, name=follower.name))
     if paired:
         if rest:
@@ -112,14 +116,14 @@ def _unique(call_id: str, used: set[str]) -> str:
     return new_id
 
 
-def _without_tool_parts(message: ChatMessage) -> ChatMessage:
+def _without_tool_parts(message: ChatMessage, all_calls: set[str]) -> ChatMessage:
     """A message outside a tool turn: its calls or results cannot pair with anything."""
     if not any(isinstance(p, (ToolCallPart, ToolResultPart)) for p in message.content):
         return message
     parts: list[MessagePart] = []
     for part in message.content:
         if isinstance(part, ToolResultPart):
-            parts.extend(result_as_parts(part))
+            parts.extend(result_as_parts(part, _where(part, all_calls)))
         elif isinstance(part, ToolCallPart):
             parts.append(TextPart(value=call_as_text(part)))
         else:
@@ -135,9 +139,17 @@ def call_as_text(call: ToolCallPart) -> str:
     )
 
 
-def result_as_parts(result: ToolResultPart) -> list[MessagePart]:
-    """A result whose call is not in the conversation: a label, then its text and images."""
-    label = TextPart(
-        value=f"[Result of tool call {result.callId}, whose call is not in the conversation:]"
-    )
+# Why a result could not be paired, as its label says it ("Result of tool call ID, ...").
+NO_CALL = "whose call is not in the conversation"
+CALL_ELSEWHERE = "whose call is elsewhere in the conversation, not right before it"
+FURTHER_RESULT = "a further, different result of a call whose first result is above"
+
+
+def _where(result: ToolResultPart, all_calls: set[str]) -> str:
+    return CALL_ELSEWHERE if result.callId in all_calls else NO_CALL
+
+
+def result_as_parts(result: ToolResultPart, reason: str = NO_CALL) -> list[MessagePart]:
+    """A result that cannot be paired with its call: a label, then its text and images."""
+    label = TextPart(value=f"[Result of tool call {result.callId}, {reason}:]")
     return [label, *result.content]

@@ -11,7 +11,15 @@ import logging
 from functools import cached_property
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Discriminator, Tag, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    Tag,
+    ValidationError,
+    field_validator,
+)
 
 from bridge.compaction_codec import CompactionDecodeError, decode_summary
 from bridge.errors import ApiError, invalid_request
@@ -34,6 +42,7 @@ class ContentPart(_Lenient):
     filename: str | None = None
     file_url: str | None = None
     file_data: str | None = None
+    encrypted_content: str | None = None  # Codex's agent messages: plain text in practice
 
 
 Content = str | list[ContentPart]
@@ -64,6 +73,7 @@ class CustomToolCallItem(_Lenient):
     call_id: str
     name: str
     input: str = ""
+    namespace: str | None = None
 
 
 class CustomToolCallOutputItem(_Lenient):
@@ -93,6 +103,22 @@ class CompactionItem(_Lenient):
         return decode_summary(self.encrypted_content)
 
 
+class AgentMessageItem(_Lenient):
+    """A message between Codex agents (multi-agent mode): a task for a child, or its answer."""
+
+    type: Literal["agent_message"]
+    content: Content
+    author: str | None = None
+    recipient: str | None = None
+
+
+class AdditionalToolsItem(_Lenient):
+    """Tools offered from this point of the conversation on (Codex sends them in `input`)."""
+
+    type: Literal["additional_tools"]
+    tools: list[dict[str, Any]] = Field(default_factory=list)
+
+
 class SkippedItem(_Lenient):
     """Items that carry nothing the editor can use (reasoning) or that we do not know."""
 
@@ -107,6 +133,8 @@ _KNOWN = {
     "custom_tool_call",
     "custom_tool_call_output",
     "compaction",
+    "agent_message",
+    "additional_tools",
 }
 
 
@@ -129,6 +157,8 @@ InputItem = Annotated[
     | Annotated[CustomToolCallItem, Tag("custom_tool_call")]
     | Annotated[CustomToolCallOutputItem, Tag("custom_tool_call_output")]
     | Annotated[CompactionItem, Tag("compaction")]
+    | Annotated[AgentMessageItem, Tag("agent_message")]
+    | Annotated[AdditionalToolsItem, Tag("additional_tools")]
     | Annotated[SkippedItem, Tag("skipped")],
     Discriminator(_item_kind),
 ]
@@ -233,9 +263,13 @@ def parse_create_request(body: Any) -> CreateResponseRequest:
             "Missing required parameter: `model`.", param="model", code="missing_required_parameter"
         )
     if body.get("input") is None:
-        raise invalid_request(
-            "Missing required parameter: `input`.", param="input", code="missing_required_parameter"
-        )
+        if not body.get("instructions"):
+            raise invalid_request(
+                "Missing required parameter: `input` (or `instructions`).",
+                param="input",
+                code="missing_required_parameter",
+            )
+        body = {**body, "input": []}  # instructions alone are a whole request
     try:
         return CreateResponseRequest.model_validate(body)
     except ValidationError as exc:

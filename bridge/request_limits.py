@@ -44,6 +44,19 @@ def json_depth_exceeded(value: Any, limit: int) -> bool:
     return False
 
 
+def _offered_tools(body: dict[str, Any]) -> int:
+    """Tools in `tools` plus those in `additional_tools` input items (Codex sends both)."""
+    lists = [body.get("tools")]
+    items = body.get("input")
+    if isinstance(items, list):
+        lists += [
+            item.get("tools")
+            for item in items
+            if isinstance(item, dict) and item.get("type") == "additional_tools"
+        ]
+    return sum(len(tools) for tools in lists if isinstance(tools, list))
+
+
 def check_request_shape(body: Any, limits: Limits) -> None:
     """400 for a body nested too deeply or with too many input items or tools."""
     if isinstance(body, dict):
@@ -63,6 +76,14 @@ def check_request_shape(body: Any, limits: Limits) -> None:
                     param=name,
                     code="array_above_max_length",
                 )
+        offered = _offered_tools(body)
+        if offered > limits.maxTools:
+            raise invalid_request(
+                f"Too many tools: at most {limits.maxTools} in `tools` and `additional_tools` "
+                f"input items together, got {offered}.",
+                param="tools",
+                code="array_above_max_length",
+            )
     elif json_depth_exceeded(body, limits.maxJsonDepth):
         raise invalid_request(
             f"The request body is nested more than {limits.maxJsonDepth} levels deep.",

@@ -29,7 +29,7 @@ from bridge.request import CreateResponseRequest
 from bridge.response_object import new_response, usage_object
 from bridge.structured_output import OutputFormat, check_answer, output_format
 from bridge.token_limits import OutputLimit, check_context_length, input_text
-from bridge.tools import ToolTarget, plan_tools
+from bridge.tools import ToolTarget, plan_request_tools
 
 log = logging.getLogger(__name__)
 
@@ -65,7 +65,7 @@ def _model_options(request: CreateResponseRequest) -> dict[str, Any]:
 
 def plan_response(request: CreateResponseRequest, model: ModelInfo) -> ResponsePlan:
     """Everything decided before the editor is asked (pure; raises ApiError on bad input)."""
-    tools = plan_tools(request.tools, request.tool_choice)
+    tools = plan_request_tools(request)
     fmt = output_format(request.text)
     messages = editor_messages(request)
     if not messages:

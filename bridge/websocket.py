@@ -31,7 +31,7 @@ from bridge.request_limits import ModelSlots, check_request_shape
 from bridge.responder import TERMINAL_EVENTS, prepare_response, resolve_model, response_events
 from bridge.response_object import new_response, usage_object
 from bridge.settings import BridgeSettings
-from bridge.tools import plan_tools
+from bridge.tools import plan_request_tools
 
 log = logging.getLogger(__name__)
 
@@ -167,7 +167,7 @@ def warmup_events(
 
     The same event builder as a generated response, so the lifecycle events are identical.
     """
-    tools = plan_tools(request.tools, request.tool_choice)
+    tools = plan_request_tools(request)
     response = new_response(request, ids.response_id(), tools.echo, tools.choice_echo)
     response["previous_response_id"] = previous_response_id
     builder = ResponseEventBuilder(response, tools.targets, reasoning_summary=False)

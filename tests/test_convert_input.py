@@ -20,6 +20,7 @@ from bridge.backend import (
     ToolResultPart,
 )
 from bridge.convert_input import to_chat_messages
+from bridge.errors import ApiError
 from bridge.request import parse_create_request
 
 
@@ -149,6 +150,35 @@ def test_text_part_kinds() -> None:
         user(text("one"), text("two")),
         assistant(text("answer"), text("I cannot help with that.")),
     ]
+
+
+def test_instructions_without_input_are_the_whole_conversation() -> None:
+    raw = {"model": "gpt-5", "instructions": "Say hi."}
+    assert to_chat_messages(parse_create_request(raw)) == [user(text("Say hi."))]
+
+
+def test_unknown_content_part_becomes_a_short_note(caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.WARNING, logger="bridge.convert_input")
+    messages = convert(
+        [
+            {
+                "role": "user",
+                "content": [
+                    {"type": "input_text", "text": "Listen:"},
+                    {"type": "input_audio", "input_audio": {"data": "UklGRg==", "format": "wav"}},
+                ],
+            }
+        ]
+    )
+
+    assert messages == [user(text("Listen:"), text("[content of type 'input_audio' not included]"))]
+    assert "input_audio" in caplog.text
+    assert "UklGRg" not in caplog.text
+
+
+def test_unknown_part_in_a_tool_output_becomes_a_note_too() -> None:
+    messages = convert([call("c1", "f"), output("c1", [{"type": "input_video", "id": "v1"}])])
+    assert messages[1] == user(result("c1", text("[content of type 'input_video' not included]")))
 
 
 def test_empty_messages_are_dropped() -> None:
@@ -459,6 +489,135 @@ def test_tool_output_as_content_parts_keeps_text_and_image() -> None:
 def test_empty_tool_output_still_answers_the_call() -> None:
     messages = convert([call("c1", "f"), output("c1", "")])
     assert messages[1] == user(result("c1", text("")))
+
+
+def test_namespaced_custom_tool_call_keeps_its_namespace() -> None:
+    """Replayed as the flat name the tool was offered under (`functions__exec`)."""
+    messages = convert(
+        [
+            {"role": "user", "content": "run it"},
+            {
+                "type": "custom_tool_call",
+                "call_id": "call_x",
+                "name": "exec",
+                "namespace": "functions",
+                "input": "text(1)",
+                "status": "completed",
+            },
+            {"type": "custom_tool_call_output", "call_id": "call_x", "output": "1"},
+        ]
+    )
+
+    assert messages[1] == assistant(
+        ToolCallPart(callId="call_x", name="functions__exec", input={"input": "text(1)"})
+    )
+
+
+# --------------------------------------------------------------------------- orphan results
+
+
+def orphan_error(items: list[dict[str, Any]]) -> ApiError:
+    with pytest.raises(ApiError) as info:
+        convert(items)
+    return info.value
+
+
+@pytest.mark.parametrize("kind", ["function_call_output", "custom_tool_call_output"])
+def test_output_whose_call_is_nowhere_is_a_400(kind: str) -> None:
+    error = orphan_error(
+        [
+            {"role": "user", "content": "hi"},
+            call("c1", "f"),
+            output("c1", "ok"),
+            {"type": kind, "call_id": "call_gone", "output": "stale"},
+        ]
+    )
+
+    assert error.status == 400
+    assert error.type == "invalid_request_error"
+    assert error.param == "input[3].call_id"
+    assert "call_gone" in error.message
+    assert error.message.startswith("No tool call found for function call output with call_id")
+
+
+def test_output_before_its_call_is_not_an_orphan() -> None:
+    """The call is in the input, only out of order: history normalisation labels it."""
+    messages = convert([output("c1", "early"), call("c1", "f"), {"role": "user", "content": "?"}])
+    assert len(messages) == 3
+
+
+# --------------------------------------------------------------------------- Codex agents
+
+
+def test_agent_message_with_encrypted_content_is_a_user_message() -> None:
+    """The child's task as Codex 0.169 sends it (tests/fixtures/clients/codex-multi-agent-*)."""
+    messages = convert(
+        [
+            {
+                "type": "agent_message",
+                "id": "amsg_1",
+                "author": "/root",
+                "recipient": "/root/helper",
+                "content": [
+                    {
+                        "type": "input_text",
+                        "text": "Message Type: NEW_TASK\nTask name: /root/helper\nSender: /root\n"
+                        "Payload:\n",
+                    },
+                    {"type": "encrypted_content", "encrypted_content": "Compute 2+2."},
+                ],
+            }
+        ]
+    )
+
+    assert messages == [
+        user(
+            text("[Message from agent /root to /root/helper]"),
+            text("Message Type: NEW_TASK\nTask name: /root/helper\nSender: /root\nPayload:\n"),
+            text("Compute 2+2."),
+        )
+    ]
+
+
+def test_agent_answer_after_a_wait_follows_the_tool_result() -> None:
+    messages = convert(
+        [
+            {"role": "user", "content": "delegate"},
+            call("c1", "wait_agent"),
+            output("c1", '{"message":"Wait completed.","timed_out":false}'),
+            {
+                "type": "agent_message",
+                "author": "/root/helper",
+                "recipient": "/root",
+                "content": [{"type": "input_text", "text": "Payload:\n4"}],
+            },
+        ]
+    )
+
+    assert shape(messages) == [
+        ("user", ["text"]),
+        ("assistant", ["toolCall"]),
+        ("user", ["toolResult"]),
+        ("user", ["text", "text"]),
+    ]
+    assert messages[-1] == user(
+        text("[Message from agent /root/helper to /root]"), text("Payload:\n4")
+    )
+
+
+def test_empty_agent_message_and_additional_tools_add_no_message(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.DEBUG, logger="bridge.convert_input")
+    messages = convert(
+        [
+            {"type": "additional_tools", "role": "developer", "tools": [{"type": "function"}]},
+            {"type": "agent_message", "author": "/root", "recipient": "/root/a", "content": []},
+            {"role": "user", "content": "hi"},
+        ]
+    )
+    assert messages == [user(text("hi"))]
+    assert caplog.records == []
 
 
 # --------------------------------------------------------------------------- skipped items

@@ -267,7 +267,7 @@ async def test_a_note_tells_the_model_what_was_left_out(
 # --------------------------------------------------------------------------- tool history
 
 
-async def test_orphan_tool_output_becomes_labelled_text(
+async def test_orphan_tool_output_is_a_400(
     http: aiohttp.ClientSession, bridge_server: BridgeServer
 ) -> None:
     body = {
@@ -277,9 +277,27 @@ async def test_orphan_tool_output_becomes_labelled_text(
             {"type": "function_call_output", "call_id": "call_gone", "output": "exit 0"},
         ],
     }
+    error = assert_error(await create(http, bridge_server, body), 400, param="input[1].call_id")
+    assert "call_gone" in error["message"]
+
+
+async def test_late_tool_output_becomes_labelled_text(
+    http: aiohttp.ClientSession, bridge_server: BridgeServer
+) -> None:
+    call = {"type": "function_call", "call_id": "c1", "name": "get_weather", "arguments": "{}"}
+    body = {
+        "model": "sim-echo",
+        "input": [
+            {"role": "user", "content": "run it"},
+            call,
+            {"type": "function_call_output", "call_id": "c1", "output": "sunny"},
+            {"role": "assistant", "content": "It is sunny."},
+            {"type": "function_call_output", "call_id": "c1", "output": "exit 0"},
+        ],
+    }
     response = ok_response(await create(http, bridge_server, body))
-    # The echo model repeats the last user text: the output arrived as plain text (a tool
-    # result would have been answered with "The tool ... returned ...").
+    # The echo model repeats the last text: the late output arrived as (labelled) text, since
+    # a tool result would have been answered with "The tool ... returned ...".
     assert output_text(response) == "You said: exit 0"
 
 

@@ -189,11 +189,24 @@ def test_call_id_reused_by_a_later_turn_gets_a_suffix() -> None:
     assert is_paired(fixed)
 
 
-def test_second_different_result_for_one_call_is_an_orphan() -> None:
+def test_second_different_result_for_one_call_is_labelled_as_such() -> None:
     fixed = normalise_tool_history([assistant(call("a")), user(result("a", "1"), result("a", "2"))])
     assert fixed[0] == assistant(call("a"))
     assert fixed[1].content[0] == result("a", "1")
-    assert text("2") in fixed[1].content
+    label, second = fixed[1].content[1:]
+    assert second == text("2")
+    assert isinstance(label, TextPart)
+    assert "further, different result" in label.value and "a" in label.value
+    assert "not in the conversation" not in label.value
+    assert is_paired(fixed)
+
+
+def test_result_of_a_call_elsewhere_says_so() -> None:
+    """A result before its call (out of order) is not one "whose call is not there"."""
+    fixed = normalise_tool_history([user(result("a", "early")), assistant(call("a"))])
+    label = fixed[0].content[0]
+    assert isinstance(label, TextPart)
+    assert "elsewhere in the conversation" in label.value
     assert is_paired(fixed)
 
 
@@ -210,12 +223,14 @@ def test_messages_left_empty_are_dropped() -> None:
 
 
 def test_editor_messages_normalise_a_client_history() -> None:
-    """Items as a client sends them: an interrupted call, then an output with no call."""
+    """Items as a client sends them: an interrupted call, then a late output of an earlier call."""
     raw = {
         "model": "m",
         "instructions": "Be brief.",
         "input": [
             {"role": "user", "content": "list files"},
+            {"type": "function_call", "call_id": "c0", "name": "exec_command", "arguments": "{}"},
+            {"type": "function_call_output", "call_id": "c0", "output": "files"},
             {
                 "type": "function_call",
                 "call_id": "c1",
@@ -233,3 +248,5 @@ def test_editor_messages_normalise_a_client_history() -> None:
     assert flat[0] == "Be brief."
     assert any("exec_command" in v and "c1" in v for v in flat)
     assert "stale" in flat and flat[-1] == "hello"
+    label = flat[flat.index("stale") - 1]
+    assert "c0" in label and "elsewhere in the conversation" in label

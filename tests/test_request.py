@@ -127,6 +127,20 @@ def test_missing_input(request_body: dict[str, Any]) -> None:
     assert error.code == "missing_required_parameter"
 
 
+@pytest.mark.parametrize("missing", [{}, {"input": None}], ids=["absent", "null"])
+def test_instructions_alone_are_a_request(missing: dict[str, Any]) -> None:
+    request = parse_create_request({"model": "gpt-5", "instructions": "Say hi.", **missing})
+
+    assert request.input == []
+    assert request.instructions == "Say hi."
+
+
+def test_empty_instructions_without_input_are_still_missing_input() -> None:
+    error = rejected({"model": "gpt-5", "instructions": ""})
+    assert error.param == "input"
+    assert error.code == "missing_required_parameter"
+
+
 @pytest.mark.parametrize(
     "request_body",
     [[], [{"model": "gpt-5", "input": "hi"}], "hello", "", 42, 3.5, None, True],

@@ -12,6 +12,7 @@ import aiohttp
 import pytest
 
 from bridge.backend import ChatRequest, ModelInfo, ResponsePart, TextPart
+from bridge.errors import ApiError
 from bridge.request_limits import check_request_shape, json_depth_exceeded
 from bridge.settings import Limits
 from headless_editor.editor import HeadlessEditor
@@ -100,6 +101,16 @@ def test_shape_limits_name_the_parameter() -> None:
             check_request_shape(body, limits)
         assert getattr(info.value, "param", None) == param, body
         assert getattr(info.value, "status", None) == 400
+
+
+def test_tools_in_additional_tools_items_count_toward_the_limit() -> None:
+    limits = Limits(maxInputItems=5, maxTools=2, maxJsonDepth=8)
+    more = {"type": "additional_tools", "tools": [{}, {}]}
+    check_request_shape({"input": [more]}, limits)
+    with pytest.raises(ApiError) as info:
+        check_request_shape({"tools": [{}], "input": [more]}, limits)
+    assert info.value.param == "tools"
+    assert info.value.code == "array_above_max_length"
 
 
 async def test_limits_from_the_editor_options(limited: tuple[str, HoldingModel]) -> None:

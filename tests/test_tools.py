@@ -14,7 +14,14 @@ from fixture_files import client_request, client_requests
 from bridge.backend import ChatTool
 from bridge.errors import ApiError
 from bridge.request import parse_create_request
-from bridge.tools import CUSTOM_INPUT_SCHEMA, ToolPlan, ToolTarget, plan_tools
+from bridge.tools import (
+    CUSTOM_INPUT_SCHEMA,
+    ToolPlan,
+    ToolTarget,
+    plan_request_tools,
+    plan_tools,
+    without_encrypted_markers,
+)
 
 LARK = 'start: begin_patch hunk+ end_patch\nbegin_patch: "*** Begin Patch" LF\n'
 
@@ -373,6 +380,170 @@ def test_malformed_allowed_tools(choice: dict[str, Any]) -> None:
     assert error.param == "tool_choice"
 
 
+# --------------------------------------------------------------------------- duplicates
+
+
+def test_duplicate_names_keep_the_first_and_log_the_rest(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.INFO, logger="bridge.tools")
+    first = function("lookup", description="first")
+    plan = plan_tools(
+        [
+            first,
+            function("lookup", description="second"),
+            function("ns__f"),
+            {"type": "namespace", "name": "ns", "tools": [function("f"), function("g")]},
+        ],
+        "auto",
+    )
+
+    assert names(plan) == ["lookup", "ns__f", "ns__g"]
+    assert plan.tools[0].description == "first"
+    assert plan.targets["ns__f"] == ToolTarget("function", "ns__f")  # the first one
+    assert [e["description"] for e in plan.echo] == ["first", "The ns__f tool."]
+    dropped = [r.getMessage() for r in caplog.records]
+    assert len(dropped) == 2
+    assert "'lookup'" in dropped[0] and "tools[1]" in dropped[0]
+    assert "'ns__f'" in dropped[1] and "tools[3].tools[0]" in dropped[1]
+
+
+# --------------------------------------------------------------------------- encrypted
+
+
+ENCRYPTED_PARAMS: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "message": {"type": "string", "description": "Task.", "encrypted": True},
+        "target": {"type": "string"},
+        # A property that happens to be called `encrypted` is the tool's own: kept.
+        "encrypted": {"type": "boolean", "default": False},
+        "notes": {"type": "array", "items": {"type": "string", "encrypted": True}},
+    },
+    "required": ["message", "encrypted"],
+    "additionalProperties": False,
+}
+
+
+def test_encrypted_markers_never_reach_the_editor() -> None:
+    plan = plan_tools(
+        [
+            {
+                "type": "namespace",
+                "name": "collaboration",
+                "tools": [function("send", ENCRYPTED_PARAMS)],
+            }
+        ],
+        "auto",
+    )
+
+    (tool,) = plan.tools
+    assert tool.inputSchema == {
+        "type": "object",
+        "properties": {
+            "message": {"type": "string", "description": "Task."},
+            "target": {"type": "string"},
+            "encrypted": {"type": "boolean", "default": False},
+            "notes": {"type": "array", "items": {"type": "string"}},
+        },
+        "required": ["message", "encrypted"],
+        "additionalProperties": False,
+    }
+    assert "'encrypted': True" in repr(ENCRYPTED_PARAMS)  # the request is not changed
+    assert plan.targets["collaboration__send"].has_encrypted_params
+
+
+def test_schemas_without_markers_are_passed_as_they_are() -> None:
+    plan = plan_tools([function("f", PARAMS_WITH_DEFS)], "auto")
+    assert plan.tools[0].inputSchema == PARAMS_WITH_DEFS
+    assert not plan.targets["f"].has_encrypted_params
+    assert without_encrypted_markers(PARAMS_WITH_DEFS) == PARAMS_WITH_DEFS
+
+
+# --------------------------------------------------------------------------- namespaces
+
+
+def collaboration() -> dict[str, Any]:
+    return {
+        "type": "namespace",
+        "name": "collaboration",
+        "tools": [function("spawn_agent"), function("wait_agent")],
+    }
+
+
+def test_named_namespaced_function_by_its_bare_name() -> None:
+    plan = plan_tools(
+        [function("exec_command"), collaboration()], {"type": "function", "name": "wait_agent"}
+    )
+
+    assert names(plan) == ["collaboration__wait_agent"]
+    assert plan.mode == "required"
+    assert plan.choice_echo == {"type": "function", "name": "wait_agent"}
+
+
+def test_a_top_level_tool_of_the_bare_name_wins() -> None:
+    plan = plan_tools(
+        [function("wait_agent"), collaboration()], {"type": "function", "name": "wait_agent"}
+    )
+    assert names(plan) == ["wait_agent"]
+
+
+def test_bare_name_of_the_wrong_kind_is_not_found() -> None:
+    error = rejected([collaboration()], {"type": "custom", "name": "wait_agent"})
+    assert error.code == "tool_not_found"
+
+
+def test_allowed_tools_by_bare_name() -> None:
+    plan = plan_tools(
+        [function("exec_command"), collaboration()],
+        {
+            "type": "allowed_tools",
+            "mode": "required",
+            "tools": [{"type": "function", "name": "spawn_agent"}],
+        },
+    )
+    assert names(plan) == ["collaboration__spawn_agent"]
+
+
+def test_tools_of_additional_tools_items_are_offered() -> None:
+    request = parse_create_request(
+        {
+            "model": "m",
+            "tools": [function("exec_command")],
+            "input": [
+                {"type": "additional_tools", "role": "developer", "tools": [collaboration()]},
+                {"role": "user", "content": "hi"},
+                {"type": "additional_tools", "tools": [apply_patch(), function("exec_command")]},
+            ],
+            "tool_choice": {"type": "function", "name": "spawn_agent"},
+        }
+    )
+
+    everything = plan_request_tools(request.model_copy(update={"tool_choice": "auto"}))
+    assert names(everything) == [
+        "exec_command",
+        "collaboration__spawn_agent",
+        "collaboration__wait_agent",
+        "apply_patch",
+    ]
+    assert plan_request_tools(request).tools[0].name == "collaboration__spawn_agent"
+
+
+def test_bad_tool_in_additional_tools_names_its_param() -> None:
+    request = parse_create_request(
+        {
+            "model": "m",
+            "input": [
+                {"role": "user", "content": "hi"},
+                {"type": "additional_tools", "tools": [{"type": "function", "name": 7}]},
+            ],
+        }
+    )
+    with pytest.raises(ApiError) as info:
+        plan_request_tools(request)
+    assert info.value.param == "input[1].tools[0].name"
+
+
 # --------------------------------------------------------------------------- real clients
 
 
@@ -425,3 +596,24 @@ def test_client_tools_plan(path: Path) -> None:
         if tool["type"] == "function":
             chat = next(t for t in plan.tools if t.name == tool["name"])
             assert chat.inputSchema == tool["parameters"]
+
+
+def test_codex_multi_agent_tools() -> None:
+    """Codex 0.169 with multi_agent_v2: the `collaboration` namespace, markers removed."""
+    raw = json.loads(
+        (
+            Path(__file__).parent / "fixtures" / "clients" / "codex-multi-agent-parent-1.json"
+        ).read_text("utf-8")
+    )
+    plan = plan_request_tools(parse_create_request(raw))
+
+    (ns,) = [t for t in raw["tools"] if t["type"] == "namespace"]
+    assert ns["name"] == "collaboration"
+    for inner in ns["tools"]:
+        flat = f"collaboration__{inner['name']}"
+        chat = next(t for t in plan.tools if t.name == flat)
+        assert '"encrypted"' not in json.dumps(chat.inputSchema)
+        marked = '"encrypted": true' in json.dumps(inner["parameters"])
+        assert plan.targets[flat].has_encrypted_params == marked
+    assert plan.targets["collaboration__spawn_agent"].has_encrypted_params
+    assert not plan.targets["collaboration__wait_agent"].has_encrypted_params
