@@ -173,6 +173,12 @@ def _add_security_options(serve: argparse.ArgumentParser) -> None:
         metavar="SECONDS",
         help="fail a response that takes longer than this overall (default 1800)",
     )
+    serve.add_argument(
+        "--item-cache-bytes",
+        type=int,
+        metavar="N",
+        help="memory for emitted items that `item_reference` inputs may name (default 16 MiB)",
+    )
 
 
 def _security_options(args: argparse.Namespace) -> dict[str, Any]:
@@ -182,6 +188,7 @@ def _security_options(args: argparse.Namespace) -> dict[str, Any]:
             ("maxConcurrentRequests", args.max_concurrent),
             ("idleTimeoutSeconds", args.idle_timeout),
             ("totalTimeoutSeconds", args.total_timeout),
+            ("itemCacheBytes", args.item_cache_bytes),
         )
         if value is not None
     }

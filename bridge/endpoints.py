@@ -19,6 +19,7 @@ from aiohttp import web
 
 from bridge.backend import Backend, ModelInfo
 from bridge.errors import ApiError, invalid_request
+from bridge.item_cache import ITEM_CACHE, resolve_references
 from bridge.models import ModelNames, listed_models, resolve_model
 from bridge.request import parse_create_request
 from bridge.responder import plan_response
@@ -80,7 +81,7 @@ def add_routes(
     read_json: ReadJson,
 ) -> None:
     async def input_tokens(request: web.Request) -> web.Response:
-        body = await read_json(request)
+        body = resolve_references(await read_json(request), request.app[ITEM_CACHE])
         names = request.app[settings].model_names()
         return web.json_response(await count_input_tokens(request.app[backend], body, names))
 

@@ -14,6 +14,7 @@ from bridge.backend import Backend, EditorError
 from bridge.compaction import compact_conversation
 from bridge.errors import ApiError, from_editor, invalid_request
 from bridge.events import Event
+from bridge.item_cache import ITEM_CACHE, ItemCache, remembering, resolve_references
 from bridge.keepalive import KEEPALIVE, with_keepalive
 from bridge.models import listed_models
 from bridge.request import parse_create_request
@@ -87,23 +88,26 @@ async def create_response(request: web.Request) -> web.StreamResponse:
     backend = request.app[BACKEND]
     body = await _read_json(request)
     check_request_shape(body, request.app[SETTINGS].limits)
-    parsed = parse_create_request(body)
+    items = request.app[ITEM_CACHE]
+    parsed = parse_create_request(resolve_references(body, items))
     plan = await prepare_response(backend, parsed, request.app[SETTINGS].model_names())
-    events = response_events(backend, plan)
+    events = remembering(response_events(backend, plan), items)
     if not parsed.stream:
         return web.json_response(await fold_response(events))
     return await _stream(request, events)
 
 
 async def responses_websocket(request: web.Request) -> web.StreamResponse:
+    app = request.app
     return await serve_websocket(
-        request, request.app[BACKEND], request.app[SETTINGS], request.app[MODEL_SLOTS]
+        request, app[BACKEND], app[SETTINGS], app[MODEL_SLOTS], app[ITEM_CACHE]
     )
 
 
 async def compact_response(request: web.Request) -> web.Response:
     body = await _read_json(request)
     check_request_shape(body, request.app[SETTINGS].limits)
+    body = resolve_references(body, request.app[ITEM_CACHE])
     return web.json_response(
         await compact_conversation(request.app[BACKEND], body, request.app[SETTINGS].model_names())
     )
@@ -151,6 +155,7 @@ def create_app(backend: Backend, settings: BridgeSettings) -> web.Application:
     app[MODEL_SLOTS] = ModelSlots(settings.limits.maxConcurrentRequests)
     app[BACKEND] = TimedBackend(backend, settings.limits)
     app[SETTINGS] = settings
+    app[ITEM_CACHE] = ItemCache(settings.limits.itemCacheBytes)
     track_websockets(app)
     for prefix in ("/v1", ""):
         app.router.add_post(f"{prefix}/responses", create_response)

@@ -10,6 +10,8 @@ from bridge.models import ModelNames
 
 DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024  # several base64 images fit
 DEFAULT_WEBSOCKET_MAX_SECONDS = 60 * 60  # OpenAI's WebSocket mode closes after 60 minutes too
+# Emitted items kept for `item_reference` (bridge/item_cache.py): thousands of answers.
+DEFAULT_ITEM_CACHE_BYTES = 16 * 1024 * 1024
 
 
 class Limits(BaseModel):
@@ -25,6 +27,8 @@ class Limits(BaseModel):
     # Seconds without a part from the editor (reasoning models can think a long while first).
     idleTimeoutSeconds: float = Field(default=300.0, gt=0)
     totalTimeoutSeconds: float = Field(default=1800.0, gt=0)
+    # Memory for emitted items that `item_reference` may name; 0 keeps none.
+    itemCacheBytes: int = Field(default=DEFAULT_ITEM_CACHE_BYTES, ge=0)
 
 
 class BridgeSettings(BaseModel):

@@ -26,6 +26,7 @@ from bridge import ids
 from bridge.backend import Backend, EditorError
 from bridge.errors import ApiError, from_editor
 from bridge.events import Event, ResponseEventBuilder
+from bridge.item_cache import ItemCache, remembering, resolve_references
 from bridge.request import CreateResponseRequest, parse_create_request
 from bridge.request_limits import ModelSlots, check_request_shape
 from bridge.responder import TERMINAL_EVENTS, prepare_response, resolve_model, response_events
@@ -186,12 +187,14 @@ class ResponsesSocket:
         backend: Backend,
         settings: BridgeSettings,
         slots: ModelSlots,
+        items: ItemCache,
     ) -> None:
         self.ws = ws
         self.backend = backend
         self.names = settings.model_names()
         self.limits = settings.limits
         self.slots = slots
+        self.items = items
         self.deadline = time.monotonic() + settings.limits.websocketMaxSeconds
         self.cached: CachedResponse | None = None
         self._turn: asyncio.Task[None] | None = None
@@ -252,16 +255,16 @@ class ResponsesSocket:
         continuing = False
         try:
             check_request_shape(frame.body, self.limits)
-            items = conversation_input(
-                self.cached, frame.previous_response_id, frame.body.get("input")
-            )
+            body = resolve_references(frame.body, self.items)  # the kept history has none
+            items = conversation_input(self.cached, frame.previous_response_id, body.get("input"))
             continuing = frame.previous_response_id is not None
-            request = parse_create_request({**frame.body, "input": items})
+            request = parse_create_request({**body, "input": items})
             if frame.generate:
                 with self.slots.hold():  # the same cap as HTTP model requests
                     plan = await prepare_response(self.backend, request, self.names)
                     plan.response["previous_response_id"] = frame.previous_response_id
-                    final = await self._stream(response_events(self.backend, plan))
+                    events = remembering(response_events(self.backend, plan), self.items)
+                    final = await self._stream(events)
             else:
                 resolve_model(request.model, await self.backend.list_models(), self.names)
                 final = await self._stream(
@@ -351,6 +354,7 @@ async def serve_websocket(
     backend: Backend,
     settings: BridgeSettings,
     slots: ModelSlots,
+    items: ItemCache,
 ) -> web.StreamResponse:
     """The `GET /v1/responses` handler: upgrade, then serve `response.create` frames."""
     ws = web.WebSocketResponse(max_msg_size=settings.limits.maxBodyBytes)
@@ -366,7 +370,7 @@ async def serve_websocket(
     request.app[OPEN_SOCKETS].add(ws)
     log.info("WebSocket connection opened")
     try:
-        await ResponsesSocket(ws, backend, settings, slots).run()
+        await ResponsesSocket(ws, backend, settings, slots, items).run()
     finally:
         request.app[OPEN_SOCKETS].discard(ws)
         await ws.close()

@@ -423,7 +423,7 @@ async def test_state_parameters_rejected(
     assert "full conversation history" in error["message"]
 
 
-async def test_item_reference_rejected(
+async def test_item_reference_to_an_unknown_item_rejected(
     http: aiohttp.ClientSession, bridge_server: BridgeServer
 ) -> None:
     body = {
@@ -431,10 +431,10 @@ async def test_item_reference_rejected(
         "input": [{"role": "user", "content": "hi"}, {"type": "item_reference", "id": "msg_1"}],
     }
     error = assert_error(
-        await create(http, bridge_server, body), 400, code="unsupported_parameter", param="input[1]"
+        await create(http, bridge_server, body), 400, code="item_not_found", param="input[1].id"
     )
     assert "item_reference" in error["message"]
-    assert "full conversation history" in error["message"]
+    assert "`providerOptions.openai.store` to `false`" in error["message"]
 
 
 @pytest.mark.parametrize("stream", [False, True], ids=["json", "sse"])

@@ -13,10 +13,12 @@ export const LIMIT_NAMES = [
   'idleTimeoutSeconds',
   'totalTimeoutSeconds',
   'websocketMaxSeconds',
+  'itemCacheBytes',
 ] as const satisfies ReadonlyArray<keyof Limits>;
 
 const INTEGER_LIMITS: ReadonlySet<string> = new Set([
   'maxBodyBytes', 'maxInputItems', 'maxTools', 'maxJsonDepth', 'maxConcurrentRequests',
+  'itemCacheBytes',
 ]);
 
 /** The settings (below `maestroBridge.`) passed on only when the user set them. */

@@ -76,6 +76,7 @@ export interface Limits {
   idleTimeoutSeconds?: number;
   totalTimeoutSeconds?: number;
   websocketMaxSeconds?: number;
+  itemCacheBytes?: number;
 }
 
 export interface InitializationOptions {
