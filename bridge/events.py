@@ -3,6 +3,10 @@
 A pure state machine: feed it the editor's parts in order, it returns the events to send, with
 `sequence_number` from 0 and the Response it keeps up to date. The non-streaming answer is the
 same events folded (`bridge.fold`), so both paths see exactly the same output.
+
+`response.created` and `response.in_progress` are held back until there is something else to
+send (the first part, a keepalive, the end): until then nothing has gone out, so an editor
+failure can still be answered with its HTTP status instead of a stream (see `started`).
 """
 
 from __future__ import annotations
@@ -21,6 +25,10 @@ from bridge.tools import ToolTarget
 log = logging.getLogger(__name__)
 
 Event = dict[str, Any]
+
+# Not a Responses event: sent while the model is silent so that clients which time out on idle
+# streams (Codex counts parsed events, not bytes) keep waiting. OpenAI sends the same shape.
+KEEPALIVE_EVENT = "keepalive"
 
 
 def _json(value: Any) -> str:
@@ -62,6 +70,7 @@ class ResponseEventBuilder:
         self._targets = targets
         self._summary = reasoning_summary
         self._seq = 0
+        self.started = False  # response.created has been handed out (to be sent)
         self._open: _OpenItem | None = None
         self.usage: Event | None = None  # from the editor's `usage` data part, when it sends one
         self.output_text: list[str] = []  # every produced text, for token estimates
@@ -78,20 +87,31 @@ class ResponseEventBuilder:
         return {**self.response, "output": list(self.response["output"])}
 
     def start(self) -> list[Event]:
+        """`response.created` and `response.in_progress` the first time, then nothing (every
+        other method starts the stream itself when it has not started yet)."""
+        if self.started:
+            return []
+        self.started = True
         return [
             self._event("response.created", response=self._snapshot()),
             self._event("response.in_progress", response=self._snapshot()),
         ]
 
+    def keepalive(self) -> list[Event]:
+        """A keepalive event, numbered in the response's sequence (as OpenAI numbers its own)."""
+        events = self.start()
+        events.append(self._event(KEEPALIVE_EVENT))
+        return events
+
     def complete(self, usage: Event) -> list[Event]:
-        events = self._close()
+        events = self.start() + self._close()
         self.response.update(status="completed", completed_at=int(time.time()), usage=usage)
         events.append(self._event("response.completed", response=self.response))
         return events
 
     def incomplete(self, usage: Event, reason: str) -> list[Event]:
         """The model stopped early (e.g. at `max_output_tokens`): the open item is incomplete."""
-        events = self._close(status="incomplete")
+        events = self.start() + self._close(status="incomplete")
         self.response.update(
             status="incomplete", incomplete_details={"reason": reason}, usage=usage
         )
@@ -99,7 +119,7 @@ class ResponseEventBuilder:
         return events
 
     def fail(self, code: str, message: str) -> list[Event]:
-        events = self._close(status="incomplete")
+        events = self.start() + self._close(status="incomplete")
         self.response.update(status="failed", error={"code": code, "message": message})
         events.append(self._event("response.failed", response=self.response))
         return events
@@ -107,7 +127,9 @@ class ResponseEventBuilder:
     # -- parts -------------------------------------------------------------------------------
 
     def add(self, parts: list[ResponsePart]) -> list[Event]:
-        events: list[Event] = []
+        """The events for a batch of parts; a batch always starts the stream, even one whose
+        parts show nothing (a usage part): the editor is answering."""
+        events = self.start() if parts else []
         for part in parts:
             if isinstance(part, TextPart):
                 self._text(part.value, events)

@@ -1,10 +1,10 @@
-"""The aiohttp application: routes, the error envelope, and the SSE writer."""
+"""The aiohttp application: routes and the error envelope."""
 
 from __future__ import annotations
 
 import json
 import logging
-from collections.abc import AsyncGenerator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from aiohttp import web
@@ -13,9 +13,7 @@ from bridge import SERVICE_NAME, __version__, endpoints, security
 from bridge.backend import Backend, EditorError
 from bridge.compaction import compact_conversation
 from bridge.errors import ApiError, from_editor, invalid_request
-from bridge.events import Event
 from bridge.item_cache import ITEM_CACHE, ItemCache, remembering, resolve_references
-from bridge.keepalive import KEEPALIVE, with_keepalive
 from bridge.models import listed_models
 from bridge.request import parse_create_request
 from bridge.request_limits import (
@@ -27,7 +25,7 @@ from bridge.request_limits import (
 )
 from bridge.responder import fold_response, prepare_response, response_events
 from bridge.settings import BridgeSettings
-from bridge.sse import encode_events
+from bridge.sse_response import stream_events
 from bridge.websocket import serve_websocket, track_websockets
 
 log = logging.getLogger(__name__)
@@ -91,10 +89,14 @@ async def create_response(request: web.Request) -> web.StreamResponse:
     items = request.app[ITEM_CACHE]
     parsed = parse_create_request(resolve_references(body, items))
     plan = await prepare_response(backend, parsed, request.app[SETTINGS].model_names())
-    events = remembering(response_events(backend, plan), items)
     if not parsed.stream:
-        return web.json_response(await fold_response(events))
-    return await _stream(request, events)
+        return web.json_response(
+            await fold_response(remembering(response_events(backend, plan), items))
+        )
+    keepalive = request.app[SETTINGS].keepaliveSeconds
+    return await stream_events(
+        request, remembering(response_events(backend, plan, keepalive), items)
+    )
 
 
 async def responses_websocket(request: web.Request) -> web.StreamResponse:
@@ -111,29 +113,6 @@ async def compact_response(request: web.Request) -> web.Response:
     return web.json_response(
         await compact_conversation(request.app[BACKEND], body, request.app[SETTINGS].model_names())
     )
-
-
-async def _stream(
-    request: web.Request, events: AsyncGenerator[list[Event], None]
-) -> web.StreamResponse:
-    response = web.StreamResponse(
-        headers={
-            "Content-Type": "text/event-stream; charset=utf-8",
-            "Cache-Control": "no-cache",
-            "X-Accel-Buffering": "no",
-        }
-    )
-    await response.prepare(request)
-    ticking = with_keepalive(events, request.app[SETTINGS].keepaliveSeconds)
-    try:
-        async for batch in ticking:
-            await response.write(KEEPALIVE if batch is None else encode_events(batch))
-    except (ConnectionResetError, ConnectionError):
-        log.info("The client went away; the editor request is cancelled")
-    finally:
-        await ticking.aclose()  # closes `events` too
-        await events.aclose()
-    return response
 
 
 async def list_models(request: web.Request) -> web.Response:

@@ -1,8 +1,10 @@
-"""SSE keepalive: a comment line while the model is silent, so clients do not time out.
+"""Keepalive ticks: a signal each time the model has been silent for a while.
 
 A slow first token (a model that thinks for a minute, a consent dialog in the editor) leaves
-the stream quiet; some clients and proxies give up on an idle connection. An SSE comment line
-(`: keepalive`) is ignored by every SSE parser, so it changes nothing for the client's events.
+the stream quiet; clients and proxies give up on an idle connection. An SSE comment line
+would keep proxies happy but not Codex, which times out between *parsed events*: so each
+tick becomes a `keepalive` event (`bridge.events`), numbered in the response's sequence,
+that every Responses client skips.
 """
 
 from __future__ import annotations
@@ -13,8 +15,6 @@ from collections.abc import AsyncGenerator
 from typing import TypeVar
 
 T = TypeVar("T")
-
-KEEPALIVE = b": keepalive\n\n"
 
 
 async def with_keepalive(

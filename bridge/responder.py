@@ -1,7 +1,7 @@
 """From a validated request to the stream of Responses events: plan, ask the editor, translate.
 
 `response_events` is the single data path; the HTTP layer either writes its batches as SSE or
-folds them into one JSON body (`fold_response`).
+folds them into one JSON body (`fold_response`), WebSocket mode sends them as frames.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from bridge.backend import (
 from bridge.convert_input import editor_messages
 from bridge.errors import ApiError, from_editor, from_failure_code, invalid_request
 from bridge.events import Event, ResponseEventBuilder
+from bridge.keepalive import with_keepalive
 from bridge.models import ModelNames
 from bridge.models import resolve_model as resolve_model
 from bridge.request import CreateResponseRequest
@@ -134,18 +135,27 @@ def _answer_text(response: dict[str, Any]) -> str:
 
 
 async def response_events(
-    backend: Backend, plan: ResponsePlan
+    backend: Backend, plan: ResponsePlan, keepalive_seconds: float = 0
 ) -> AsyncGenerator[list[Event], None]:
-    """Yield batches of events; closing this iterator early cancels the editor request."""
+    """Yield batches of events; closing this iterator early cancels the editor request.
+
+    Nothing is yielded before the editor's first part or, with `keepalive_seconds` > 0, the
+    first keepalive (a keepalive event after each that long without a part). An editor
+    failure before that raises its ApiError, so that a stream can still answer with the HTTP
+    status (429 with Retry-After, 403, 404, 502...); after it, the stream ends with
+    `response.failed`.
+    """
     builder = ResponseEventBuilder(plan.response, plan.targets, plan.reasoning_summary)
-    yield builder.start()
     limit = plan.chat.modelOptions.get("maxOutputTokens")
     limiter = None
     if isinstance(limit, int):
         limiter = OutputLimit(limit, lambda text: backend.count_tokens(plan.chat.model, text))
-    chat = backend.chat(plan.chat)
+    chat = with_keepalive(backend.chat(plan.chat), keepalive_seconds)
     try:
         async for parts in chat:
+            if parts is None:  # the model is silent
+                yield builder.keepalive()
+                continue
             if limiter is not None:
                 parts = await limiter.admit(parts)
             events = builder.add(parts)
@@ -156,10 +166,12 @@ async def response_events(
     except EditorError as exc:
         log.warning("The editor failed the request: %s (%s)", exc.message, exc.code)
         error = from_editor(exc.code, exc.message)
+        if not builder.started:
+            raise error from None
         yield builder.fail(error.code or "editor_error", error.message)
         return
     finally:
-        await chat.aclose()
+        await chat.aclose()  # closes the editor's chat too
     usage = builder.usage or await _estimate_usage(backend, plan, builder)
     if (limiter is not None and limiter.reached) or (
         isinstance(limit, int) and usage["output_tokens"] >= limit

@@ -47,7 +47,7 @@ class BridgeSettings(BaseModel):
     # Browser origins (scheme://host[:port]) allowed to call the endpoint, with CORS for them.
     allowedOrigins: list[str] = Field(default_factory=list)
     limits: Limits = Field(default_factory=Limits)
-    # Seconds of silence on an SSE stream before a `: keepalive` comment line; 0 turns it off.
+    # Seconds of model silence on a stream before a `keepalive` event; 0 turns it off.
     keepaliveSeconds: float = Field(default=10.0, ge=0)
     # Requested name -> editor model id, and the model for names nobody mapped (bridge/models.py).
     modelAliases: dict[str, str] = Field(default_factory=dict)

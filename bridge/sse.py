@@ -9,6 +9,10 @@ from typing import Any
 _encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 _encode_string = json.encoder.encode_basestring
 
+# After the terminal event (Open Responses: "The terminal event MUST be the literal string
+# `[DONE]`"); the openai SDKs, the AI SDK and Codex skip it, as for chat completions.
+DONE = b"data: [DONE]\n\n"
+
 _DELTA = "response.output_text.delta"
 _DELTA_KEYS = ["type", "sequence_number", "item_id", "output_index", "content_index", "delta"]
 

@@ -4,8 +4,10 @@ Each connection runs one response at a time and remembers its most recent comple
 (the whole conversation up to it: earlier items, that turn's input, its output), so the next
 `response.create` may send only new items with `previous_response_id`. Nothing outlives the
 connection, so the bridge stays stateless across connections. Events are exactly those of
-the SSE stream (`responder.response_events`), one JSON text frame each; failures that are not
-part of a response are WebSocket error events: `{"type": "error", "status", "error": {...}}`.
+the SSE stream (`responder.response_events`, keepalive events included: Codex times out a
+silent WebSocket too, and WebSocket pings do not count for it), one JSON text frame each;
+failures that are not part of a response (also an editor failure before the response's first
+event) are WebSocket error events: `{"type": "error", "status", "error": {...}}`.
 """
 
 from __future__ import annotations
@@ -80,8 +82,12 @@ def frame_error(message: str, *, param: str | None = None) -> ApiError:
 
 
 def error_event(error: ApiError) -> Event:
-    """The WebSocket error envelope (the spec's WebSocketErrorEvent; `code` is required)."""
-    return {
+    """The WebSocket error envelope (the spec's WebSocketErrorEvent; `code` is required).
+
+    The HTTP answer's headers (a 429's `retry-after`) go along as `headers`, as OpenAI sends
+    them and Codex reads them.
+    """
+    event: Event = {
         "type": "error",
         "status": error.status,
         "error": {
@@ -91,6 +97,9 @@ def error_event(error: ApiError) -> Event:
             "param": error.param,
         },
     }
+    if error.headers:
+        event["headers"] = {name.lower(): value for name, value in error.headers.items()}
+    return event
 
 
 def parse_frame(text: str) -> CreateFrame:
@@ -172,7 +181,7 @@ def warmup_events(
     response = new_response(request, ids.response_id(), tools.echo, tools.choice_echo)
     response["previous_response_id"] = previous_response_id
     builder = ResponseEventBuilder(response, tools.targets, reasoning_summary=False)
-    return [builder.start(), builder.complete(usage_object(0, 0))]
+    return [builder.complete(usage_object(0, 0))]
 
 
 # --------------------------------------------------------------------------- the connection
@@ -193,6 +202,7 @@ class ResponsesSocket:
         self.backend = backend
         self.names = settings.model_names()
         self.limits = settings.limits
+        self.keepalive = settings.keepaliveSeconds
         self.slots = slots
         self.items = items
         self.deadline = time.monotonic() + settings.limits.websocketMaxSeconds
@@ -263,7 +273,9 @@ class ResponsesSocket:
                 with self.slots.hold():  # the same cap as HTTP model requests
                     plan = await prepare_response(self.backend, request, self.names)
                     plan.response["previous_response_id"] = frame.previous_response_id
-                    events = remembering(response_events(self.backend, plan), self.items)
+                    events = remembering(
+                        response_events(self.backend, plan, self.keepalive), self.items
+                    )
                     final = await self._stream(events)
             else:
                 resolve_model(request.model, await self.backend.list_models(), self.names)

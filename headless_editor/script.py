@@ -11,7 +11,9 @@ The first rule whose `match` regex is found (`re.search`) in the text of the las
 answers: the last message's text, or, when the conversation ends with tool results, the last
 tool result's text. A `tool_call` whose
 `arguments` is a string calls a custom tool (such as `apply_patch`), whose editor-side input
-is `{"input": "<string>"}`.
+is `{"input": "<string>"}`. An `error` part makes the editor fail the request there; a rule
+with `times` answers only that many times (then the next matching rule does), so a test can
+fail a first request and answer its retry.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError,
 
 from bridge.backend import (
     ChatMessage,
+    EditorErrorCode,
     MessagePart,
     ResponsePart,
     TextPart,
@@ -69,6 +72,15 @@ class PauseReply(_Strict):
     seconds: float = Field(gt=0, le=300)
 
 
+class ErrorReply(_Strict):
+    """The editor fails the request here, as VS Code does for a rate limit (`Blocked`), a
+    refused consent (`NoPermissions`)...: before any part or mid-answer."""
+
+    type: Literal["error"]
+    code: EditorErrorCode
+    message: str = "The scripted model failed."
+
+
 @dataclass(frozen=True)
 class Pause:
     """In a reply: wait this long before the next part (not a part the editor sends)."""
@@ -76,10 +88,19 @@ class Pause:
     seconds: float
 
 
+@dataclass(frozen=True)
+class Fail:
+    """In a reply: the editor fails the request with this error (the reply ends there)."""
+
+    code: EditorErrorCode
+    message: str
+
+
 ReplyPart = Annotated[
-    TextReply | ThinkingReply | ToolCallReply | PauseReply, Field(discriminator="type")
+    TextReply | ThinkingReply | ToolCallReply | PauseReply | ErrorReply,
+    Field(discriminator="type"),
 ]
-Reply = list[ResponsePart | Pause]
+Reply = list[ResponsePart | Pause | Fail]
 
 
 class Rule(_Strict):
@@ -87,7 +108,10 @@ class Rule(_Strict):
     reply: list[ReplyPart]
     # Like a provider that ignores the maxOutputTokens option: the whole reply is sent.
     ignore_max_output_tokens: bool = False
+    # Answer at most this many requests (counted per server), then let later rules answer.
+    times: int | None = Field(default=None, ge=1)
     _pattern: re.Pattern[str] = PrivateAttr()
+    _answered: int = PrivateAttr(default=0)
 
     @field_validator("match")
     @classmethod
@@ -104,6 +128,13 @@ class Rule(_Strict):
     def matches(self, text: str) -> bool:
         return self._pattern.search(text) is not None
 
+    def take(self, text: str) -> bool:
+        """True when this rule answers `text` (counting the answer against `times`)."""
+        if not self.matches(text) or (self.times is not None and self._answered >= self.times):
+            return False
+        self._answered += 1
+        return True
+
 
 class Script(_Strict):
     rules: list[Rule]
@@ -117,7 +148,7 @@ class Script(_Strict):
         """The first rule that matches the last part, with its reply; None if none does."""
         text = last_item_text(messages)
         for index, rule in enumerate(self.rules):
-            if rule.matches(text):
+            if rule.take(text):
                 return Matched(rule, _reply_parts(rule, index, turn=len(messages)))
         return None
 
@@ -189,6 +220,8 @@ def _reply_parts(rule: Rule, index: int, turn: int) -> Reply:
             parts.append(ThinkingPart(value=reply.text))
         elif isinstance(reply, PauseReply):
             parts.append(Pause(reply.seconds))
+        elif isinstance(reply, ErrorReply):
+            parts.append(Fail(reply.code, reply.message))
         else:
             arguments = reply.arguments
             # The turn (message count) keeps ids unique when a rule fires again later in the

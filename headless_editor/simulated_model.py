@@ -27,7 +27,15 @@ from bridge.backend import (
     ToolResultPart,
 )
 from headless_editor.bench_model import BENCH_MODEL, bench_reply
-from headless_editor.script import Pause, Reply, Script, last_part, part_text, tool_result_text
+from headless_editor.script import (
+    Fail,
+    Pause,
+    Reply,
+    Script,
+    last_part,
+    part_text,
+    tool_result_text,
+)
 from headless_editor.tokens import (
     count_message_tokens,
     count_tokens,
@@ -101,6 +109,8 @@ class SimulatedModel:
             if isinstance(part, Pause):
                 await asyncio.sleep(part.seconds)
                 continue
+            if isinstance(part, Fail):
+                raise EditorError(part.code, part.message)
             for piece in output.emit(part):
                 await asyncio.sleep(0)  # a point where a cancelled request stops
                 yield piece

@@ -12,7 +12,9 @@ Public functions:
 * ``validate_event(event)``: one streaming event, checked against the schema its ``type`` names.
 * ``validate_stream(events)``: every event plus the cross-event rules the spec's schemas cannot
   express (sequence numbers, lifecycle ids, delta/done agreement, item pairing, final output).
-  Returns the terminal event's response.
+  Returns the terminal event's response. ``keepalive`` events (not in the spec: the bridge's
+  and OpenAI's ``{"type": "keepalive", "sequence_number": N}`` while the model is silent) take
+  their place in the sequence and are otherwise skipped.
 * ``parse_sse(body)``: split an SSE body into event dicts, checking the framing we promise.
 
 All failures raise ``AssertionError`` naming the JSON path and the jsonschema message.
@@ -67,6 +69,7 @@ SPEC_URI = "urn:openresponses:openapi"
 EXT_URI = "urn:maestro-bridge:spec-extensions"
 
 TERMINAL_EVENTS = ("response.completed", "response.failed", "response.incomplete")
+KEEPALIVE = "keepalive"
 LIFECYCLE_EVENTS = ("response.created", "response.queued", "response.in_progress", *TERMINAL_EVENTS)
 
 _MAX_ERRORS = 5
@@ -356,7 +359,10 @@ def validate_stream(events: list[dict[str, Any]]) -> dict[str, Any]:
         _fail("stream is empty")
     for i, event in enumerate(events):
         try:
-            validate_event(event)
+            if isinstance(event, dict) and event.get("type") == KEEPALIVE:
+                _check_keepalive(event)
+            else:
+                validate_event(event)
         except AssertionError as exc:
             raise AssertionError(f"event #{i}: {exc}") from None
         if event["sequence_number"] != i:
@@ -384,6 +390,8 @@ def validate_stream(events: list[dict[str, Any]]) -> dict[str, Any]:
     for i, event in enumerate(events):
         event_type = event["type"]
         where = f"event #{i} ({event_type})"
+        if event_type == KEEPALIVE:
+            continue
 
         if event_type in LIFECYCLE_EVENTS:
             if event_type in TERMINAL_EVENTS and i != len(events) - 1:
@@ -510,16 +518,24 @@ def validate_stream(events: list[dict[str, Any]]) -> dict[str, Any]:
     return response
 
 
+def _check_keepalive(event: dict[str, Any]) -> None:
+    """Exactly ``{"type": "keepalive", "sequence_number": N}``: it carries nothing else."""
+    if set(event) != {"type", "sequence_number"} or type(event["sequence_number"]) is not int:
+        _fail(f"a keepalive event is {{type, sequence_number}} only, got {_short(repr(event))}")
+
+
 # --------------------------------------------------------------------------- SSE framing
 
 
-def parse_sse(body: str, *, allow_done: bool = False) -> list[dict[str, Any]]:
+def parse_sse(body: str) -> list[dict[str, Any]]:
     """Parse an SSE body of ``event: <type>\\ndata: <json>\\n\\n`` frames into event dicts.
 
-    ``: comment`` lines (keep-alives) are skipped. Each frame needs exactly one ``event:`` and one
+    ``: comment`` lines are skipped. Each frame needs exactly one ``event:`` and one
     one-line ``data:`` whose JSON ``type`` equals the event name. ``\\r`` is rejected: the Open
-    Responses suite's parser never dispatches frames ended by ``\\r\\n``. ``data: [DONE]`` is
-    rejected unless `allow_done` (the Responses API sends none), and must then be the last frame.
+    Responses suite's parser never dispatches frames ended by ``\\r\\n``. A body that reaches
+    its terminal event must end with ``data: [DONE]`` right after it (Open Responses: "The
+    terminal event MUST be the literal string `[DONE]`"); ``[DONE]`` anywhere else is rejected.
+    A body cut off before its terminal event (a test that stopped reading) needs none.
     """
     if "\r" in body:
         _fail("SSE body contains '\\r': frames must use '\\n' line endings only")
@@ -541,8 +557,10 @@ def parse_sse(body: str, *, allow_done: bool = False) -> list[dict[str, Any]]:
             if seen_done:
                 _fail(f"SSE line {frame_line}: frame after data: [DONE]")
             if data == "[DONE]":
-                if not allow_done:
-                    _fail(f"SSE line {frame_line}: unexpected 'data: [DONE]'")
+                if event_name is not None:
+                    _fail(f"SSE line {frame_line}: 'data: [DONE]' comes without an 'event:' line")
+                if not events or events[-1].get("type") not in TERMINAL_EVENTS:
+                    _fail(f"SSE line {frame_line}: 'data: [DONE]' before the terminal event")
                 seen_done = True
             else:
                 events.append(_decode_frame(event_name, data, frame_line))
@@ -568,6 +586,8 @@ def parse_sse(body: str, *, allow_done: bool = False) -> list[dict[str, Any]]:
             _fail(f"SSE line {number}: unknown field {field!r}")
     if event_name is not None or data is not None:
         _fail(f"SSE line {frame_line}: last frame is not terminated by a blank line")
+    if events and events[-1].get("type") in TERMINAL_EVENTS and not seen_done:
+        _fail("SSE body: no 'data: [DONE]' after the terminal event")
     return events
 
 

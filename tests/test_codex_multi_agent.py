@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 from pathlib import Path
 from typing import Any
 
+import processes
 import pytest
 from conftest import StartServer
 from spec_validation import validate_stream
@@ -183,13 +183,10 @@ def test_codex_parent_gets_its_childs_answer(
     for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "CODEX_API_KEY"):
         env.pop(name, None)
 
-    result = subprocess.run(
+    result = processes.run(
         [codex_bin, "exec", *flags, "Ask a helper agent for the code word."],
         cwd=workdir,
         env=env,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
         timeout=CODEX_TIMEOUT,
     )
 

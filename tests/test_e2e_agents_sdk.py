@@ -29,7 +29,7 @@ from agents import (
     Runner,
     function_tool,
 )
-from conftest import BridgeServer
+from conftest import BridgeServer, StartServer
 from openai import AsyncOpenAI
 from spec_validation import validate_response, validate_stream
 
@@ -150,6 +150,45 @@ async def test_agent_run_streamed_with_a_function_tool(
     # The SDK saw the tool run between the two model calls.
     assert "run_item_stream_event" in kinds and "agent_updated_stream_event" in kinds
     bridge_server.assert_alive()
+
+
+async def test_agent_run_streamed_through_keepalives(
+    bridge_server_factory: StartServer, recorder: Recorder
+) -> None:
+    """A model silent before its tool call and before its answer: the SDK passes the keepalive
+    events on as raw events and runs the loop as usual."""
+    pause = {"type": "pause", "seconds": 0.4}
+    rules = [
+        {"match": "Sunny", "reply": [pause, {"type": "text", "text": "It is sunny."}]},
+        {
+            "match": "weather in Paris",
+            "reply": [
+                pause,
+                {"type": "text", "text": "Looking."},
+                pause,
+                {"type": "tool_call", "name": "get_weather", "arguments": {"city": "Paris"}},
+            ],
+        },
+    ]
+    server = bridge_server_factory("--keepalive-seconds", "0.1", script={"rules": rules})
+    agent = weather_agent(server, recorder)
+
+    result = Runner.run_streamed(agent, "What is the weather in Paris?", run_config=RUN_CONFIG)
+    raw: list[dict[str, Any]] = []
+    async for event in result.stream_events():
+        if isinstance(event, RawResponsesStreamEvent):
+            raw.append(event.data.to_dict())
+
+    assert result.final_output == "It is sunny."
+    assert recorder.cities == ["Paris"]
+    calls = split_responses(raw)
+    assert len(calls) == 2
+    for events in calls:
+        assert events[2]["type"] == "keepalive"
+        validate_response(validate_stream(events))
+    first = [event["type"] for event in calls[0]]
+    assert "keepalive" in first[first.index("response.output_text.delta") :]
+    server.assert_alive()
 
 
 @pytest.mark.parametrize("streamed", [False, True], ids=["run", "run_streamed"])

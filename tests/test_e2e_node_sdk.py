@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import REPO_ROOT, BridgeServer
+from conftest import REPO_ROOT, BridgeServer, StartServer
 from processes import run
 from samples import output_text
 from spec_validation import validate_response, validate_stream
@@ -93,6 +93,32 @@ def test_node_sdk_streams(node_env: dict[str, str], bridge_server: BridgeServer)
     validate_response(result["created"])
     assert result["created_output_text"] == "You said: Plain create."
     bridge_server.assert_alive()
+
+
+def test_node_sdk_skips_keepalive_events(
+    node_env: dict[str, str], bridge_server_factory: StartServer
+) -> None:
+    """The stream scenario against a model silent before and between its parts: keepalive
+    events reach `create({stream: true})` and the `stream()` helper, whose accumulator skips
+    them (since openai-node#1965; 6.45 threw "Unhandled response stream event" on OpenAI's
+    own keepalives)."""
+    pauses = [
+        {"type": "pause", "seconds": 0.4},
+        {"type": "text", "text": "Slow"},
+        {"type": "pause", "seconds": 0.4},
+        {"type": "text", "text": " hello."},
+    ]
+    server = bridge_server_factory(
+        "--keepalive-seconds", "0.1", script={"rules": [{"match": "Hello", "reply": pauses}]}
+    )
+    result = run_client(node_env, "stream", server)
+    for events in (result["raw_events"], result["helper_events"]):
+        types = [event["type"] for event in events]
+        assert types[2] == "keepalive", types
+        assert "keepalive" in types[types.index("response.output_text.delta") :], types
+        assert output_text(validate_stream(events)) == "Slow hello."
+    assert output_text(result["helper_final"]) == "Slow hello."
+    server.assert_alive()
 
 
 def test_node_sdk_tool_loop(node_env: dict[str, str], bridge_server: BridgeServer) -> None:

@@ -380,7 +380,9 @@ def test_parse_of_an_answer_that_breaks_the_schema_fails_in_the_sdk(
         sdk.responses.parse(model="sim-echo", input="Plan a party.", text_format=CalendarEvent)
 
 
-def test_keepalive_comments_are_invisible_to_the_sdk(bridge_server_factory: StartServer) -> None:
+def test_keepalive_events_are_skipped_by_the_sdk(bridge_server_factory: StartServer) -> None:
+    """Keepalive events before the first part and between parts: the raw stream shows them
+    (as OpenAI's own), the `responses.stream()` accumulator ignores them."""
     server = bridge_server_factory(
         "--keepalive-seconds",
         "0.1",
@@ -388,12 +390,27 @@ def test_keepalive_comments_are_invisible_to_the_sdk(bridge_server_factory: Star
             "rules": [
                 {
                     "match": "slow",
-                    "reply": [{"type": "pause", "seconds": 0.5}, {"type": "text", "text": "Here."}],
+                    "reply": [
+                        {"type": "pause", "seconds": 0.5},
+                        {"type": "text", "text": "Here"},
+                        {"type": "pause", "seconds": 0.5},
+                        {"type": "text", "text": " it is."},
+                    ],
                 }
             ]
         },
     )
     with make_client(server) as sdk:
         events = list(sdk.responses.create(model="sim-echo", input="slow", stream=True))
-    final = check_events(events)
-    assert final.output_text == "Here."
+        with sdk.responses.stream(model="sim-echo", input="slow") as stream:
+            helper_events = list(stream)
+            final = stream.get_final_response()
+    assert check_events(events).output_text == "Here it is."
+    types: list[str] = [event.type for event in events]  # "keepalive" is not in the SDK's types
+    assert types[2] == "keepalive"
+    assert "keepalive" in types[types.index("response.output_text.delta") :]
+    assert [event.sequence_number for event in events] == list(range(len(events)))
+    assert final.output_text == "Here it is."
+    deltas = [e for e in helper_events if e.type == "response.output_text.delta"]
+    assert [e.snapshot for e in deltas][-1] == "Here it is."
+    assert "keepalive" in [event.type for event in helper_events]

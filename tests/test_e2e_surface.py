@@ -446,38 +446,47 @@ async def test_json_schema_without_schema_is_a_400(
 # --------------------------------------------------------------------------- keepalive
 
 
-async def test_keepalive_comments_while_the_model_is_silent(
+SILENT_RULES = {
+    "rules": [
+        {
+            "match": "slow",
+            "reply": [
+                {"type": "pause", "seconds": 1.2},
+                {"type": "text", "text": "Finally"},
+                {"type": "pause", "seconds": 1.2},
+                {"type": "text", "text": " here."},
+            ],
+        }
+    ]
+}
+
+
+async def test_keepalive_events_while_the_model_is_silent(
     http: aiohttp.ClientSession, bridge_server_factory: StartServer
 ) -> None:
-    server = bridge_server_factory(
-        "--keepalive-seconds",
-        "0.2",
-        script={
-            "rules": [
-                {
-                    "match": "slow",
-                    "reply": [
-                        {"type": "pause", "seconds": 1.2},
-                        {"type": "text", "text": "Finally."},
-                    ],
-                }
-            ]
-        },
-    )
+    server = bridge_server_factory("--keepalive-seconds", "0.2", script=SILENT_RULES)
     reply = await create(http, server, {"model": "sim-echo", "input": "slow", "stream": True})
-    _, final = ok_stream(reply)  # the parser skips comment lines
-    assert output_text(final) == "Finally."
-    raw = reply.text
-    assert raw.count(": keepalive\n\n") >= 2, raw
-    first_tick = raw.index(": keepalive")
-    assert raw.index("event: response.in_progress") < first_tick
-    assert first_tick < raw.index("event: response.output_item.added")
+    events, final = ok_stream(reply)  # every other event valid, keepalives in the sequence
+    assert output_text(final) == "Finally here."
+    types = [event["type"] for event in events]
+    first_delta = types.index("response.output_text.delta")
+    last_delta = len(types) - 1 - types[::-1].index("response.output_text.delta")
+    # Before the first part: the held lifecycle events go out with the first keepalive.
+    assert types[:3] == ["response.created", "response.in_progress", "keepalive"]
+    assert types[:first_delta].count("keepalive") >= 2, types
+    assert "keepalive" in types[first_delta:last_delta], types  # between parts too
+    assert all(set(e) == {"type", "sequence_number"} for e in events if e["type"] == "keepalive")
+    assert "event: keepalive\ndata: {" in reply.text
+    # No SSE comment lines: Codex would not count them.
+    assert not [line for line in reply.text.split("\n") if line.startswith(":")]
+    assert reply.text.endswith("\n\ndata: [DONE]\n\n")
 
-    # Without silence there are no comment lines, and JSON answers never get any.
+    # Without silence there are no keepalives, and JSON answers never get any.
     quick = await create(http, server, {"model": "sim-echo", "input": "quick", "stream": True})
-    assert ": keepalive" not in quick.text
+    quick_events, _ = ok_stream(quick)
+    assert "keepalive" not in [event["type"] for event in quick_events]
     slow_json = await create(http, server, {"model": "sim-echo", "input": "slow"})
-    assert output_text(ok_response(slow_json)) == "Finally."
+    assert output_text(ok_response(slow_json)) == "Finally here."
 
 
 async def test_keepalive_can_be_turned_off(
@@ -496,8 +505,9 @@ async def test_keepalive_can_be_turned_off(
         },
     )
     reply = await create(http, server, {"model": "sim-echo", "input": "slow", "stream": True})
-    ok_stream(reply)
-    assert ": keepalive" not in reply.text
+    events, _ = ok_stream(reply)
+    assert "keepalive" not in [event["type"] for event in events]
+    assert "keepalive" not in reply.text
 
 
 # --------------------------------------------------------------------------- endpoints

@@ -11,6 +11,7 @@ from typing import Any
 import aiohttp
 import pytest
 from recording_model import RecordingModel
+from spec_validation import parse_sse, validate_stream
 
 from bridge.backend import EditorError, ModelInfo
 from headless_editor.editor import EditorStartError, HeadlessEditor
@@ -81,37 +82,52 @@ async def test_client_disconnect_cancels_the_editor_request(
         ("Other", 502, "editor_error"),
     ],
 )
+@pytest.mark.parametrize("stream", [False, True], ids=["json", "stream"])
 async def test_editor_errors_keep_their_code(
-    editor: tuple[HeadlessEditor, RecordingModel], code: Any, status: int, error_code: str
+    editor: tuple[HeadlessEditor, RecordingModel],
+    code: Any,
+    status: int,
+    error_code: str,
+    stream: bool,
 ) -> None:
+    """Before its first part, a failure is the same HTTP error whether the client streams or
+    not: nothing has been sent yet (the headers wait for the first part)."""
     headless, model = editor
     model.error = EditorError(code, f"editor says {code}")
+    body = {"model": "sim-echo", "input": "x", "stream": stream}
     async with (
         aiohttp.ClientSession() as session,
-        session.post(f"{headless.url}/responses", json={"model": "sim-echo", "input": "x"}) as r,
+        session.post(f"{headless.url}/responses", json=body) as r,
     ):
-        body = await r.json()
         assert r.status == status
-        assert body["error"]["code"] == error_code
-        assert body["error"]["message"].startswith(f"editor says {code}")
+        assert r.content_type == "application/json"
+        answer = await r.json()
+        assert set(answer) == {"error"}
+        assert answer["error"]["code"] == error_code
+        assert answer["error"]["message"].startswith(f"editor says {code}")
         # Only a permission problem gets the editor's way out appended.
-        told = "Authorize Model Access" in body["error"]["message"]
+        told = "Authorize Model Access" in answer["error"]["message"]
         assert told == (code == "NoPermissions")
-        assert (r.headers.get("Retry-After") is not None) == (status == 429)
-    # Streaming: the stream has started, so the failure is a response.failed event.
+        assert r.headers.get("Retry-After") == ("10" if status == 429 else None)
+
+
+@pytest.mark.parametrize(("code", "error_code"), [("Blocked", "rate_limit_exceeded")])
+async def test_editor_error_after_the_first_part_fails_the_stream(
+    editor: tuple[HeadlessEditor, RecordingModel], code: Any, error_code: str
+) -> None:
+    headless, model = editor
+    model.fail_next = EditorError(code, f"editor says {code}")  # after one word
+    body = {"model": "sim-echo", "input": "x", "stream": True}
     async with (
         aiohttp.ClientSession() as session,
-        session.post(
-            f"{headless.url}/responses", json={"model": "sim-echo", "input": "x", "stream": True}
-        ) as r,
+        session.post(f"{headless.url}/responses", json=body) as r,
     ):
         text = await r.text()
     assert r.status == 200
-    last = json.loads(text.strip().split("\n")[-1].removeprefix("data: "))
-    assert last["type"] == "response.failed"
-    assert last["response"]["error"]["code"] == error_code
-    told = "Authorize Model Access" in last["response"]["error"]["message"]
-    assert told == (code == "NoPermissions")
+    events = parse_sse(text)
+    validate_stream(events)
+    assert events[-1]["type"] == "response.failed"
+    assert events[-1]["response"]["error"]["code"] == error_code
 
 
 async def test_usage_part_from_the_editor_becomes_usage(
@@ -179,7 +195,7 @@ async def test_port_in_use_is_a_clear_startup_error() -> None:
 
 
 async def test_keepalive_during_silence_and_disconnect_cancels() -> None:
-    """A model silent after its first words: the stream gets `: keepalive` lines, and a client
+    """A model silent after its first words: the stream gets keepalive events, and a client
     leaving during the silence cancels the editor's request."""
     model = RecordingModel()
     headless = HeadlessEditor(model=model)
@@ -190,9 +206,9 @@ async def test_keepalive_during_silence_and_disconnect_cancels() -> None:
                 f"{headless.url}/responses", json={"model": "slow", "input": "hi", "stream": True}
             )
             seen = b""
-            while seen.count(b": keepalive\n\n") < 2:
+            while seen.count(b"event: keepalive\n") < 2:
                 seen += await asyncio.wait_for(resp.content.readany(), 10)
-            assert seen.index(b"response.output_text.delta") < seen.index(b": keepalive")
+            assert seen.index(b"response.output_text.delta") < seen.index(b"event: keepalive")
             resp.close()
         await asyncio.wait_for(model.cancelled.wait(), 5)
     finally:

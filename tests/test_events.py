@@ -486,3 +486,56 @@ def test_fail_before_any_output() -> None:
     final = validate_stream(events)
     validate_response(final)
     assert final["error"] == {"code": "permission_denied", "message": "No consent."}
+
+
+# --------------------------------------------------------------------------- held start, keepalive
+
+
+def test_the_start_is_held_until_the_first_part() -> None:
+    b = builder()
+    assert not b.started
+    events = b.add([TextPart(value="Hi")])
+    assert b.started
+    assert types(events)[:2] == ["response.created", "response.in_progress"]
+    assert b.start() == []  # once only
+    events += b.complete(usage_object(1, 1))
+    assert types(events).count("response.created") == 1
+    validate_stream(events)
+
+
+def test_a_usage_part_alone_starts_the_stream() -> None:
+    b = builder()
+    events = b.add([DataPart(mimeType="usage", data=base64.b64encode(b"{}").decode())])
+    assert types(events) == ["response.created", "response.in_progress"]
+    assert b.add([]) == []
+
+
+def test_each_terminal_event_starts_an_unstarted_stream() -> None:
+    for end in ("complete", "incomplete", "fail"):
+        b = builder()
+        if end == "complete":
+            events = b.complete(usage_object(1, 0))
+        elif end == "incomplete":
+            events = b.incomplete(usage_object(1, 0), "max_output_tokens")
+        else:
+            events = b.fail("editor_error", "broken")
+        assert types(events)[:2] == ["response.created", "response.in_progress"], end
+        validate_stream(events)
+
+
+def test_keepalives_are_numbered_in_the_response_sequence() -> None:
+    b = builder()
+    events = b.keepalive()  # the model is silent from the start
+    assert types(events) == ["response.created", "response.in_progress", "keepalive"]
+    events += b.keepalive()
+    events += b.add([TextPart(value="Hel")])
+    events += b.keepalive()  # silent between parts
+    events += b.add([TextPart(value="lo")])
+    events += b.complete(usage_object(1, 2))
+
+    assert [event["sequence_number"] for event in events] == list(range(len(events)))
+    keepalives = of_type(events, "keepalive")
+    assert len(keepalives) == 3
+    assert all(set(event) == {"type", "sequence_number"} for event in keepalives)
+    final = validate_stream(events)
+    assert final["output"][0]["content"][0]["text"] == "Hello"

@@ -6,6 +6,7 @@ these tests (it stalls on request), so the test can break the editor's side on p
 from __future__ import annotations
 
 import asyncio
+import json
 import signal
 import socket
 import statistics
@@ -223,10 +224,18 @@ async def test_editor_that_never_answers_times_out(model: str) -> None:
                 error = (await r.json())["error"]
             assert error["code"] == "editor_timeout" and "0.5 s" in error["message"]
             async with session.post(f"{url}/responses", json={**body, "stream": True}) as r:
-                events = parse_sse(await asyncio.wait_for(r.text(), 10))
-            validate_stream(events)
-            assert events[-1]["type"] == "response.failed"
-            assert events[-1]["response"]["error"]["code"] == "editor_timeout"
+                text = await asyncio.wait_for(r.text(), 10)
+                status = r.status
+            if model == "silent":
+                # Nothing sent yet (no part, no keepalive within 0.5 s): the HTTP error.
+                assert status == 504
+                assert json.loads(text)["error"]["code"] == "editor_timeout"
+            else:
+                assert status == 200
+                events = parse_sse(text)
+                validate_stream(events)
+                assert events[-1]["type"] == "response.failed"
+                assert events[-1]["response"]["error"]["code"] == "editor_timeout"
         # The editor was told to stop each time.
         await asyncio.wait_for(headless.model.cancel_seen.wait(), 5)
         for _ in range(50):

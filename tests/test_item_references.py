@@ -79,7 +79,7 @@ async def post(
     async with http.post(url + path, json=body) as reply:
         text = await reply.text()
         if reply.content_type == "text/event-stream":
-            return reply.status, validate_stream(parse_sse(text, allow_done=True))
+            return reply.status, validate_stream(parse_sse(text))
         return reply.status, json.loads(text)
 
 

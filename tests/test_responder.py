@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
 from collections.abc import AsyncGenerator, AsyncIterator
@@ -54,8 +55,10 @@ class ScriptedBackend:
         *,
         error: EditorError | None = None,
         count_error: EditorError | None = None,
+        silence: float = 0.0,
     ) -> None:
         self.batches = batches or []
+        self.silence = silence  # seconds of silence before each batch and before the error
         self.error = error
         self.count_error = count_error
         self.requests: list[ChatRequest] = []
@@ -71,9 +74,11 @@ class ScriptedBackend:
         self.requests.append(request)
         try:
             for batch in self.batches:
+                await asyncio.sleep(self.silence)
                 yield batch
                 self.yielded += 1
             if self.error is not None:
+                await asyncio.sleep(self.silence)
                 raise self.error
         except GeneratorExit:
             self.closed_early = True
@@ -345,34 +350,38 @@ async def test_editor_error(
     # NoPermissions also says how to grant access; the others pass the editor's words on.
     shown = f"{message} {GRANT_ACCESS_HINT}" if code == "NoPermissions" else message
 
-    # Streaming: the stream ends with response.failed carrying the mapped code.
-    backend = ScriptedBackend(batches, error=EditorError(code, message))
-    events = await collect(response_events(as_backend(backend), plan()))
-    final = validate_stream(events)
-    validate_response(final)
-    assert events[-1]["type"] == "response.failed"
-    assert final["error"] == {"code": error_code, "message": shown}
-    assert backend.counted == []
+    # Streaming, after the first part: the stream ends with response.failed and the code.
     if after_output:
+        backend = ScriptedBackend(batches, error=EditorError(code, message))
+        events = await collect(response_events(as_backend(backend), plan()))
+        final = validate_stream(events)
+        validate_response(final)
+        assert events[-1]["type"] == "response.failed"
+        assert final["error"] == {"code": error_code, "message": shown}
+        assert backend.counted == []
         (item,) = final["output"]
         assert item["status"] == "incomplete"
         assert item["content"][0]["text"] == "Partial"
-    else:
-        assert final["output"] == []
 
-    # Non-streaming: the same failure is an HTTP error.
-    backend = ScriptedBackend(batches, error=EditorError(code, message))
-    with pytest.raises(ApiError) as info:
-        await fold_response(response_events(as_backend(backend), plan()))
-    error = info.value
-    assert error.status == status
-    assert error.code == error_code
-    assert error.type == error_type
-    assert error.message == shown
-    if status == 429:
-        assert error.headers == {"Retry-After": "10"}
-    else:
-        assert "Retry-After" not in error.headers
+    # Non-streaming, and streaming before anything went out: the HTTP error.
+    streams = [False] if after_output else [False, True]
+    for stream in streams:
+        backend = ScriptedBackend(batches, error=EditorError(code, message))
+        batches_out = response_events(as_backend(backend), plan())
+        with pytest.raises(ApiError) as info:
+            if stream:
+                await anext(batches_out)
+            else:
+                await fold_response(batches_out)
+        error = info.value
+        assert error.status == status
+        assert error.code == error_code
+        assert error.type == error_type
+        assert error.message == shown
+        if status == 429:
+            assert error.headers == {"Retry-After": "10"}
+        else:
+            assert "Retry-After" not in error.headers
 
 
 async def test_fold_without_terminal_event_is_a_502() -> None:
@@ -394,10 +403,10 @@ async def test_closing_the_events_early_closes_the_chat() -> None:
     )
     events = generator(backend, plan())
 
-    start = await anext(events)
-    assert [e["type"] for e in start] == ["response.created", "response.in_progress"]
-    first = await anext(events)
-    assert [e["type"] for e in first][-1] == "response.output_text.delta"
+    # The lifecycle events go out with the first part, not before it.
+    first = [e["type"] for e in await anext(events)]
+    assert first[:2] == ["response.created", "response.in_progress"]
+    assert first[-1] == "response.output_text.delta"
     await events.aclose()
 
     assert backend.closed_early is True
@@ -410,11 +419,45 @@ async def test_closing_before_the_chat_starts() -> None:
     backend = ScriptedBackend([[TextPart(value="one")]])
     events = generator(backend, plan())
 
-    await anext(events)
-    await events.aclose()
+    await events.aclose()  # nothing went out: not even response.created
 
     assert backend.requests == []
     assert backend.closed_early is False
+
+
+# --------------------------------------------------------------------------- keepalive
+
+
+KEEPALIVE_SECONDS = 0.02
+SILENCE = 0.2  # ten keepalive intervals: at least one keepalive even on a busy machine
+
+
+async def test_keepalives_while_the_model_is_silent_before_and_between_parts() -> None:
+    backend = ScriptedBackend([[TextPart(value="one")], [TextPart(value=" two")]], silence=SILENCE)
+    events = await collect(response_events(as_backend(backend), plan(), KEEPALIVE_SECONDS))
+
+    types = [event["type"] for event in events]
+    first_delta = types.index("response.output_text.delta")
+    assert types[:3] == ["response.created", "response.in_progress", "keepalive"]
+    assert "keepalive" in types[first_delta:]  # between the two parts too
+    final = validate_stream(events)  # keepalives numbered in the response's sequence
+    assert final["output"][0]["content"][0]["text"] == "one two"
+
+
+async def test_no_keepalives_when_turned_off() -> None:
+    backend = ScriptedBackend([[TextPart(value="one")]], silence=SILENCE / 4)
+    events = await collect(response_events(as_backend(backend), plan(), 0))
+    assert "keepalive" not in [event["type"] for event in events]
+
+
+async def test_a_failure_after_a_keepalive_fails_the_started_stream() -> None:
+    backend = ScriptedBackend(error=EditorError("Blocked", "slow down"), silence=SILENCE)
+    events = await collect(response_events(as_backend(backend), plan(), KEEPALIVE_SECONDS))
+
+    assert events[2]["type"] == "keepalive"
+    final = validate_stream(events)
+    assert events[-1]["type"] == "response.failed"
+    assert final["error"] == {"code": "rate_limit_exceeded", "message": "slow down"}
 
 
 # --------------------------------------------------------------------------- stop reasons

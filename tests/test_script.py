@@ -16,7 +16,7 @@ from bridge.backend import (
     ToolCallPart,
     ToolResultPart,
 )
-from headless_editor.script import Script, ScriptError, load_script
+from headless_editor.script import Fail, Script, ScriptError, load_script
 
 
 def write(tmp_path: Path, content: Any) -> Path:
@@ -313,3 +313,44 @@ def test_bad_structure_names_the_place(tmp_path: Path, content: Any, where: str)
 
 def test_script_error_is_a_value_error() -> None:
     assert issubclass(ScriptError, ValueError)
+
+
+def test_a_rule_with_times_answers_that_often_then_lets_the_next_rule_answer(
+    tmp_path: Path,
+) -> None:
+    script = load_script(
+        write(
+            tmp_path,
+            {
+                "rules": [
+                    {
+                        "match": "hi",
+                        "times": 2,
+                        "reply": [{"type": "error", "code": "Blocked", "message": "Wait."}],
+                    },
+                    {"match": "hi", "reply": [{"type": "text", "text": "Hello."}]},
+                ]
+            },
+        )
+    )
+    failing = [Fail("Blocked", "Wait.")]
+    assert script.reply_for([user("hi")]) == failing
+    assert script.reply_for([user("other")]) is None  # not counted: no match
+    assert script.reply_for([user("hi")]) == failing
+    assert script.reply_for([user("hi")]) == [TextPart(value="Hello.")]
+    assert script.reply_for([user("hi")]) == [TextPart(value="Hello.")]
+
+
+@pytest.mark.parametrize(
+    ("rule", "problem"),
+    [
+        ({"match": "", "times": 0, "reply": []}, "rules.0.times"),
+        ({"match": "", "reply": [{"type": "error", "code": "Busy"}]}, "rules.0.reply.0.error.code"),
+        ({"match": "", "reply": [{"type": "error", "code": "Blocked", "x": 1}]}, "error.x"),
+    ],
+)
+def test_bad_error_parts_and_times_are_named(
+    tmp_path: Path, rule: dict[str, Any], problem: str
+) -> None:
+    with pytest.raises(ScriptError, match=problem.replace(".", r"\.")):
+        load_script(write(tmp_path, {"rules": [rule]}))

@@ -703,3 +703,31 @@ async def test_a_rule_can_ignore_max_output_tokens() -> None:
     assert text_of(parts) == "one two three four five six"
     plain = await collect(request(user("long"), modelOptions={"maxOutputTokens": 2}))
     assert len(text_of(plain).split()) <= 2
+
+
+async def test_script_error_fails_the_request_where_it_stands() -> None:
+    script = Script.model_validate(
+        {
+            "rules": [
+                {
+                    "match": "mid",
+                    "reply": [
+                        {"type": "text", "text": "Partial"},
+                        {"type": "error", "code": "Other", "message": "lost"},
+                        {"type": "text", "text": "never"},
+                    ],
+                },
+                {"match": "", "reply": [{"type": "error", "code": "Blocked"}]},
+            ]
+        }
+    )
+    model = SimulatedModel()
+    seen: list[ResponsePart] = []
+    with pytest.raises(EditorError) as caught:
+        async for part in model.respond(request(user("mid")), script):
+            seen.append(part)
+    assert (caught.value.code, caught.value.message) == ("Other", "lost")
+    assert text_of(seen) == "Partial"
+    with pytest.raises(EditorError) as caught:
+        await collect(request(user("first")), script)
+    assert caught.value.code == "Blocked"

@@ -194,8 +194,20 @@ def first(events: list[dict[str, Any]], event_type: str) -> dict[str, Any]:
     return next(e for e in events if e["type"] == event_type)
 
 
+DONE = "data: [DONE]\n\n"
+
+
 def to_sse(events: list[dict[str, Any]]) -> str:
     return "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events)
+
+
+def with_keepalive(events: list[dict[str, Any]], index: int) -> list[dict[str, Any]]:
+    """`events` with a keepalive event at `index`, every event numbered in order."""
+    out = [dict(e) for e in events]
+    out.insert(index, {"type": "keepalive", "sequence_number": 0})
+    for number, event in enumerate(out):
+        event["sequence_number"] = number
+    return out
 
 
 def assert_rejected(match: str, func: Any, *args: Any) -> str:
@@ -240,9 +252,36 @@ def test_function_call_stream_is_valid() -> None:
 
 
 def test_sse_round_trip() -> None:
-    body = to_sse(text_stream())
+    body = to_sse(text_stream()) + DONE
     assert parse_sse(body) == text_stream()
     validate_stream(parse_sse(": keep-alive\n\n" + body))
+
+
+@pytest.mark.parametrize("index", [1, 2, 6, 10])
+def test_keepalive_events_take_a_number_and_are_skipped(index: int) -> None:
+    events = with_keepalive(text_stream(), index)
+    final = validate_stream(parse_sse(to_sse(events) + DONE))
+    assert final["output"][0]["content"][0]["text"] == "Hello, world!"
+
+
+def test_keepalive_must_follow_created_and_precede_the_terminal_event() -> None:
+    assert_rejected(
+        "first event must be response.created", validate_stream, with_keepalive(text_stream(), 0)
+    )
+    assert_rejected(
+        "last event must be one of .* got keepalive",
+        validate_stream,
+        with_keepalive(text_stream(), 11),
+    )
+
+
+def test_keepalive_carries_nothing_else() -> None:
+    events = with_keepalive(text_stream(), 2)
+    events[2]["response"] = {}
+    assert_rejected("keepalive event is", validate_stream, events)
+    events = with_keepalive(text_stream(), 2)
+    events[3]["sequence_number"] = 2  # the keepalive's number used twice
+    assert_rejected("sequence_number is 2, expected 3", validate_stream, events)
 
 
 # --------------------------------------------------------------------------- rejected
@@ -417,11 +456,19 @@ def test_parse_sse_rejects_event_name_mismatch() -> None:
     assert_rejected("but data type is 'response.in_progress'", parse_sse, body)
 
 
-def test_parse_sse_rejects_unterminated_frame_and_done_marker() -> None:
+def test_parse_sse_rejects_unterminated_frame() -> None:
+    assert_rejected("not terminated", parse_sse, to_sse(text_stream()) + DONE[:-1])
+
+
+def test_parse_sse_wants_done_right_after_the_terminal_event() -> None:
     body = to_sse(text_stream())
-    assert_rejected("not terminated", parse_sse, body[:-1])
-    assert_rejected(r"data: \[DONE\]", parse_sse, body + "data: [DONE]\n\n")
-    assert len(parse_sse(body + "data: [DONE]\n\n", allow_done=True)) == 11
+    assert len(parse_sse(body + DONE)) == 11
+    assert_rejected(r"no 'data: \[DONE\]' after the terminal event", parse_sse, body)
+    cut = to_sse(text_stream()[:5])
+    assert len(parse_sse(cut)) == 5  # a stream read only in part needs none
+    assert_rejected(r"\[DONE\]' before the terminal event", parse_sse, cut + DONE)
+    assert_rejected(r"frame after data: \[DONE\]", parse_sse, body + DONE + cut)
+    assert_rejected("without an 'event:' line", parse_sse, body + "event: done\n" + DONE)
 
 
 def test_validator_does_not_mutate_input() -> None:

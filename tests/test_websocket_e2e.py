@@ -439,15 +439,21 @@ async def test_request_limits_apply_to_websocket_turns(
         "match": "slow",
         "reply": [{"type": "pause", "seconds": 3}, {"type": "text", "text": "ok"}],
     }
-    server = bridge_server_factory("--max-concurrent", "1", script={"rules": [slow]})
+    server = bridge_server_factory(
+        "--max-concurrent", "1", "--keepalive-seconds", "0.2", script={"rules": [slow]}
+    )
     async with http.ws_connect(ws_url(server)) as busy, http.ws_connect(ws_url(server)) as ws:
         # One model request holds the only slot; a turn on another socket is told to retry.
         await busy.send_str(
             json.dumps({"type": "response.create", "model": "sim-echo", "input": "slow"})
         )
+        # The model is silent: the response starts with the first keepalive.
         assert (await receive(busy))["type"] == "response.created"
+        assert (await receive(busy))["type"] == "response.in_progress"
+        assert (await receive(busy))["type"] == "keepalive"
         frame = {"type": "response.create", "model": "sim-echo", "input": "quick"}
-        await error(ws, frame, "too_many_concurrent_requests", status=429)
+        busy_error = await error(ws, frame, "too_many_concurrent_requests", status=429)
+        assert busy_error["headers"] == {"retry-after": "1"}  # as OpenAI sends; Codex reads it
         tools = [WEATHER_TOOL] * 600
         await error(ws, {**frame, "tools": tools}, "array_above_max_length")
         while (await receive(busy))["type"] not in TERMINAL:

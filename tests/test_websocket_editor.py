@@ -114,6 +114,42 @@ async def test_editor_failure_mid_turn_fails_the_response_and_evicts(
         assert fresh[-1]["type"] == "response.completed"
 
 
+async def test_editor_failure_before_the_first_part_is_an_error_event_and_evicts(
+    editor: tuple[str, RecordingModel], session: aiohttp.ClientSession
+) -> None:
+    """As over HTTP, where it is the HTTP status: nothing of the response went out yet."""
+    url, model = editor
+    async with session.ws_connect(url) as ws:
+        first = await turn(ws, model="sim-echo", input="hello")
+        response_id = first[-1]["response"]["id"]
+        model.error = EditorError("Blocked", "too many requests")
+        failed = await turn(ws, model="sim-echo", input="more", previous_response_id=response_id)
+        assert [event["type"] for event in failed] == ["error"]  # no response.created
+        assert failed[0]["status"] == 429
+        assert failed[0]["error"]["code"] == "rate_limit_exceeded"
+        assert failed[0]["headers"] == {"retry-after": "10"}
+        model.error = None
+        again = await turn(ws, model="sim-echo", input="more", previous_response_id=response_id)
+        assert again[-1]["error"]["code"] == "previous_response_not_found"
+        fresh = await turn(ws, model="sim-echo", input="fresh")
+        assert fresh[-1]["type"] == "response.completed"
+
+
+async def test_keepalive_frames_while_the_model_is_silent(session: aiohttp.ClientSession) -> None:
+    async with running_editor({"keepaliveSeconds": 0.1}) as (url, model):
+        async with session.ws_connect(url) as ws:
+            await ws.send_str(
+                json.dumps({"type": "response.create", "model": "slow", "input": "a"})
+            )
+            events = [await receive(ws)]
+            while [e["type"] for e in events].count("keepalive") < 2:
+                events.append(await receive(ws))
+        types = [event["type"] for event in events]
+        assert types.index("response.output_text.delta") < types.index("keepalive")
+        assert [event["sequence_number"] for event in events] == list(range(len(events)))
+        await asyncio.wait_for(model.cancelled.wait(), WAIT)  # closing cancelled the chat
+
+
 async def test_second_create_is_rejected_while_the_first_runs(
     editor: tuple[str, RecordingModel], session: aiohttp.ClientSession
 ) -> None:

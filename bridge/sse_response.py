@@ -1,0 +1,62 @@
+"""The streaming HTTP answer: response headers held back until there is an event to send.
+
+A stream's status line cannot change once sent, so nothing is sent before the first batch
+of events (the editor's first part, or the first keepalive while it is silent). A failure
+before that (the editor's Blocked, NoPermissions, an unknown model...) is raised by the event
+source as an ApiError and goes out as the same HTTP error as without streaming: 429 with
+`Retry-After`, 403, 404, 502. After it, the source ends the stream with `response.failed`.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncGenerator
+
+from aiohttp import web
+
+from bridge.errors import ApiError
+from bridge.events import Event
+from bridge.responder import TERMINAL_EVENTS
+from bridge.sse import DONE, encode_events
+
+log = logging.getLogger(__name__)
+
+SSE_HEADERS = {
+    "Content-Type": "text/event-stream; charset=utf-8",
+    "Cache-Control": "no-cache",
+    "X-Accel-Buffering": "no",
+}
+
+
+def _frames(batch: list[Event]) -> bytes:
+    data = encode_events(batch)
+    if batch and batch[-1]["type"] in TERMINAL_EVENTS:
+        data += DONE  # in the same write as the terminal event
+    return data
+
+
+async def stream_events(
+    request: web.Request, events: AsyncGenerator[list[Event], None]
+) -> web.StreamResponse:
+    """Write the batches of `events` as SSE; raises what `events` raises before its first."""
+    try:
+        try:
+            first = await anext(events)
+        except StopAsyncIteration:  # cannot happen: the events end with a terminal event
+            raise ApiError(
+                502,
+                "The editor ended the response without a result.",
+                type="server_error",
+                code="editor_error",
+            ) from None
+        response = web.StreamResponse(headers=SSE_HEADERS)
+        try:
+            await response.prepare(request)
+            await response.write(_frames(first))
+            async for batch in events:
+                await response.write(_frames(batch))
+        except (ConnectionResetError, ConnectionError):
+            log.info("The client went away; the editor request is cancelled")
+        return response
+    finally:
+        await events.aclose()  # stops the editor request when the client left early
