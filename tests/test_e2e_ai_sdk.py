@@ -81,6 +81,17 @@ SCRIPT = Script.model_validate(
 
 FINAL_ANSWER = "Sunny in Paris and in Rome."
 
+# The same rules with the model silent before each part: long enough for keepalive events.
+PAUSE = {"type": "pause", "seconds": 0.5}
+SLOW_SCRIPT = Script.model_validate(
+    {
+        "rules": [
+            {**rule, "reply": [step for part in rule["reply"] for step in (PAUSE, part)]}
+            for rule in SCRIPT.model_dump(mode="json", exclude_none=True)["rules"]
+        ]
+    }
+)
+
 
 @pytest.fixture(scope="module")
 def ai_sdk_env() -> dict[str, str]:
@@ -109,10 +120,12 @@ def ai_sdk_env() -> dict[str, str]:
 
 
 @contextlib.asynccontextmanager
-async def running_editor(options: dict[str, Any]) -> AsyncIterator[tuple[str, RecordingModel]]:
+async def running_editor(
+    options: dict[str, Any], script: Script = SCRIPT
+) -> AsyncIterator[tuple[str, RecordingModel]]:
     """The real language server with its HTTP endpoint; the editor and its model in here."""
     model = RecordingModel()
-    editor = HeadlessEditor(model=model, script=SCRIPT)
+    editor = HeadlessEditor(model=model, script=script)
     url = await editor.start({"port": 0, **options})
     try:
         yield url, model
@@ -284,3 +297,19 @@ async def test_a_streamed_tool_loop_with_stream_text(ai_sdk_env: dict[str, str])
     assert references(result["requests"][2]) == emitted
     assert result["part_types"].count("reasoning-start") == 3
     assert result["part_types"].count("tool-result") == 2
+
+
+async def test_keepalive_events_leave_the_streamed_tool_loop_intact(
+    ai_sdk_env: dict[str, str],
+) -> None:
+    """`keepalive` events (not Responses events) before and between parts: the SDK skips them."""
+    async with running_editor({"keepaliveSeconds": 0.2}, SLOW_SCRIPT) as (url, recorded):
+        result = await run_client(ai_sdk_env, "tools-stream", url)
+
+    check_tool_loop(result, recorded)
+    responses = split_responses(result["raw_events"])
+    assert len(responses) == 3
+    for events in responses:
+        kinds = [event["type"] for event in events]
+        assert "keepalive" in kinds[: kinds.index("response.output_item.added")]
+        validate_stream(events)

@@ -27,7 +27,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import child_pids, is_lsp_command, is_running
+from conftest import is_lsp_command, is_running
+from processes import cmdline, descendants
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 CACHE = REPO_ROOT / ".cache" / "vscode-e2e"
@@ -85,24 +86,6 @@ def free_port() -> int:
         s.bind(("127.0.0.1", 0))
         port: int = s.getsockname()[1]
         return port
-
-
-def descendants(pid: int) -> list[int]:
-    found: list[int] = []
-    stack = [pid]
-    while stack:
-        for child in child_pids(stack.pop()):
-            found.append(child)
-            stack.append(child)
-    return found
-
-
-def _cmdline(pid: int) -> list[str]:
-    try:
-        raw = Path(f"/proc/{pid}/cmdline").read_bytes()
-    except OSError:
-        return []
-    return [a.decode(errors="replace") for a in raw.split(b"\0") if a]
 
 
 def _tail(path: Path) -> str:
@@ -249,7 +232,7 @@ class VSCodeHost:
         """The language servers that code-server's extension hosts run now."""
         if self.code_server is None:
             return []
-        found = [p for p in descendants(self.code_server.pid) if is_lsp_command(_cmdline(p))]
+        found = [p for p in descendants(self.code_server.pid) if is_lsp_command(cmdline(p))]
         self.seen_lsp.update(found)  # one whose extension host ended is no descendant any more
         return found
 
@@ -449,7 +432,7 @@ def stop_host(host: VSCodeHost) -> list[int]:
     while time.monotonic() < deadline and any(is_running(p) for p in lsp):
         time.sleep(0.2)
     # Checked by command line too: a pid seen long ago may belong to another process by now.
-    left = [p for p in lsp if is_running(p) and is_lsp_command(_cmdline(p))]
+    left = [p for p in lsp if is_running(p) and is_lsp_command(cmdline(p))]
     for pid in left:
         os.kill(pid, signal.SIGKILL)
     return left
