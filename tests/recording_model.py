@@ -7,9 +7,12 @@ a test needs it); `error` fails every chat at once; `fail_next` fails the next c
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import AsyncIterator
+from typing import Any
 
 from bridge.backend import ChatRequest, DataPart, EditorError, ModelInfo, ResponsePart, TextPart
+from headless_editor.editor import HeadlessEditor
 from headless_editor.script import Script
 from headless_editor.simulated_model import SimulatedModel
 
@@ -55,3 +58,18 @@ class RecordingModel(SimulatedModel):
         async for part in super().respond(request, rules):
             if self.send_usage or not (isinstance(part, DataPart) and part.mimeType == "usage"):
                 yield part
+
+
+@contextlib.asynccontextmanager
+async def running_editor(
+    options: dict[str, Any], script: Script | None = None
+) -> AsyncIterator[tuple[str, RecordingModel]]:
+    """The real language server with its HTTP endpoint (its `/v1` URL), the editor and a
+    RecordingModel in this process; `options` are the initialization options."""
+    model = RecordingModel()
+    editor = HeadlessEditor(model=model, script=script)
+    url = await editor.start({"port": 0, **options})
+    try:
+        yield url, model
+    finally:
+        await editor.stop()

@@ -14,22 +14,17 @@ without `node`) the tests fail when $CI is set and are skipped otherwise.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
-import os
-import shutil
 import subprocess
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
 from conftest import REPO_ROOT
-from recording_model import RecordingModel
+from recording_model import RecordingModel, running_editor
 from spec_validation import validate_response, validate_stream
-from test_e2e_node_sdk import NODE_TIMEOUT, node_modules_candidates
+from test_e2e_node_sdk import NODE_TIMEOUT, node_env_with
 
 from bridge.backend import ChatRequest, TextPart, ToolCallPart, ToolResultPart
-from headless_editor.editor import HeadlessEditor
 from headless_editor.script import Script
 
 CLIENT = REPO_ROOT / "tests" / "node" / "ai_sdk_client.cjs"
@@ -96,41 +91,7 @@ SLOW_SCRIPT = Script.model_validate(
 @pytest.fixture(scope="module")
 def ai_sdk_env() -> dict[str, str]:
     """The environment that lets `node` require the pinned AI SDK."""
-    node = shutil.which("node")
-    modules = next(
-        (
-            path
-            for path in node_modules_candidates()
-            if all((path / package).is_dir() for package in SDK_PACKAGES)
-        ),
-        None,
-    )
-    if node is None or modules is None:
-        reason = (
-            "node is not on PATH"
-            if node is None
-            else "the Vercel AI SDK is not installed (looked in "
-            + ", ".join(map(str, node_modules_candidates()))
-            + "); `bash scripts/test` installs it"
-        )
-        if os.environ.get("CI"):
-            pytest.fail(reason)
-        pytest.skip(reason)
-    return {**os.environ, "NODE_PATH": str(modules)}
-
-
-@contextlib.asynccontextmanager
-async def running_editor(
-    options: dict[str, Any], script: Script = SCRIPT
-) -> AsyncIterator[tuple[str, RecordingModel]]:
-    """The real language server with its HTTP endpoint; the editor and its model in here."""
-    model = RecordingModel()
-    editor = HeadlessEditor(model=model, script=script)
-    url = await editor.start({"port": 0, **options})
-    try:
-        yield url, model
-    finally:
-        await editor.stop()
+    return node_env_with(SDK_PACKAGES, "the Vercel AI SDK")
 
 
 async def run_client(
@@ -208,7 +169,7 @@ def split_responses(events: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
 async def test_a_multi_turn_chat_at_default_settings(
     ai_sdk_env: dict[str, str], model: str, options: dict[str, Any]
 ) -> None:
-    async with running_editor(options) as (url, recorded):
+    async with running_editor(options, SCRIPT) as (url, recorded):
         result = await run_client(ai_sdk_env, "chat", url, model)
 
     first, second = result["turns"]
@@ -268,7 +229,7 @@ def check_tool_loop(result: dict[str, Any], recorded: RecordingModel) -> None:
 
 
 async def test_a_tool_loop_with_generate_text(ai_sdk_env: dict[str, str]) -> None:
-    async with running_editor({}) as (url, recorded):
+    async with running_editor({}, SCRIPT) as (url, recorded):
         result = await run_client(ai_sdk_env, "tools-generate", url)
 
     check_tool_loop(result, recorded)
@@ -282,7 +243,7 @@ async def test_a_tool_loop_with_generate_text(ai_sdk_env: dict[str, str]) -> Non
 
 
 async def test_a_streamed_tool_loop_with_stream_text(ai_sdk_env: dict[str, str]) -> None:
-    async with running_editor({}) as (url, recorded):
+    async with running_editor({}, SCRIPT) as (url, recorded):
         result = await run_client(ai_sdk_env, "tools-stream", url)
 
     check_tool_loop(result, recorded)

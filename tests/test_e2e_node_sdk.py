@@ -34,16 +34,23 @@ def node_modules_candidates() -> list[Path]:
     return candidates
 
 
-@pytest.fixture(scope="module")
-def node_env() -> dict[str, str]:
-    """The environment that lets `node` require the pinned SDK."""
+def node_env_with(packages: tuple[str, ...], what: str) -> dict[str, str]:
+    """The environment that lets `node` require `packages` (pinned by tests/node/); without
+    node or them, the test fails when $CI is set and is skipped otherwise."""
     node = shutil.which("node")
-    modules = next((p for p in node_modules_candidates() if (p / "openai").is_dir()), None)
+    modules = next(
+        (
+            path
+            for path in node_modules_candidates()
+            if all((path / package).is_dir() for package in packages)
+        ),
+        None,
+    )
     if node is None or modules is None:
         reason = (
             "node is not on PATH"
             if node is None
-            else "the openai Node SDK is not installed (looked in "
+            else f"{what} is not installed (looked in "
             + ", ".join(map(str, node_modules_candidates()))
             + "); `bash scripts/test` installs it"
         )
@@ -51,6 +58,12 @@ def node_env() -> dict[str, str]:
             pytest.fail(reason)
         pytest.skip(reason)
     return {**os.environ, "NODE_PATH": str(modules)}
+
+
+@pytest.fixture(scope="module")
+def node_env() -> dict[str, str]:
+    """The environment that lets `node` require the pinned SDK."""
+    return node_env_with(("openai",), "the openai Node SDK")
 
 
 def run_client(

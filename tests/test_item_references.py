@@ -8,7 +8,6 @@ it when the client sends the items themselves: they must be the same.
 
 from __future__ import annotations
 
-import contextlib
 import json
 from collections.abc import AsyncIterator
 from typing import Any
@@ -16,13 +15,12 @@ from typing import Any
 import aiohttp
 import pytest
 from conftest import StartServer
-from recording_model import RecordingModel
+from recording_model import RecordingModel, running_editor
 from samples import WEATHER_TOOL, output_text
 from spec_validation import parse_sse, validate_response, validate_stream
 from test_websocket_editor import turn
 
 from bridge.backend import TextPart
-from headless_editor.editor import HeadlessEditor
 from headless_editor.script import Script
 
 PATCH = "*** Begin Patch\n*** End Patch\n"
@@ -47,22 +45,9 @@ TOOLS = [WEATHER_TOOL, {"type": "custom", "name": "apply_patch", "description": 
 ASK = {"role": "user", "content": "Plan the work."}
 
 
-@contextlib.asynccontextmanager
-async def running_editor(
-    options: dict[str, Any],
-) -> AsyncIterator[tuple[str, RecordingModel]]:
-    model = RecordingModel()
-    editor = HeadlessEditor(model=model, script=SCRIPT)
-    url = await editor.start({"port": 0, **options})
-    try:
-        yield url, model
-    finally:
-        await editor.stop()
-
-
 @pytest.fixture
 async def editor() -> AsyncIterator[tuple[str, RecordingModel]]:
-    async with running_editor({}) as pair:
+    async with running_editor({}, SCRIPT) as pair:
         yield pair
 
 
@@ -186,7 +171,7 @@ async def test_the_least_recently_used_items_go_when_the_cache_is_full(
     http: aiohttp.ClientSession,
 ) -> None:
     # About five answers' worth of bytes, for ten answers.
-    async with running_editor({"limits": {"itemCacheBytes": 2_500}}) as (url, model):
+    async with running_editor({"limits": {"itemCacheBytes": 2_500}}, SCRIPT) as (url, model):
         answers = [
             (await created(http, url, {"model": "sim-echo", "input": f"Answer {n}."}))["output"][0]
             for n in range(10)
@@ -200,7 +185,7 @@ async def test_the_least_recently_used_items_go_when_the_cache_is_full(
 
 
 async def test_size_zero_keeps_nothing(http: aiohttp.ClientSession) -> None:
-    async with running_editor({"limits": {"itemCacheBytes": 0}}) as (url, _):
+    async with running_editor({"limits": {"itemCacheBytes": 0}}, SCRIPT) as (url, _):
         answer = (await created(http, url, {"model": "sim-echo", "input": "hi"}))["output"][0]
         status, body = await post(http, url, {"model": "sim-echo", "input": [reference(answer)]})
     assert status == 400 and body["error"]["code"] == "item_not_found"

@@ -16,29 +16,26 @@ from typing import Any
 
 import aiohttp
 import pytest
-from recording_model import RecordingModel
+from recording_model import RecordingModel, running_editor
 from spec_validation import validate_stream, validate_websocket_error
 
 from bridge.backend import ChatRequest, EditorError, TextPart
-from headless_editor.editor import HeadlessEditor
 
 WAIT = 20.0  # against hangs only
 
 
 @contextlib.asynccontextmanager
-async def running_editor(options: dict[str, Any]) -> AsyncIterator[tuple[str, RecordingModel]]:
-    model = RecordingModel()
-    editor = HeadlessEditor(model=model)
-    url = await editor.start({"port": 0, **options})
-    try:
+async def running_socket_editor(
+    options: dict[str, Any],
+) -> AsyncIterator[tuple[str, RecordingModel]]:
+    """recording_model.running_editor, with the WebSocket URL of `/v1/responses`."""
+    async with running_editor(options) as (url, model):
         yield url.replace("http://", "ws://", 1) + "/responses", model
-    finally:
-        await editor.stop()
 
 
 @pytest.fixture
 async def editor() -> AsyncIterator[tuple[str, RecordingModel]]:
-    async with running_editor({}) as pair:
+    async with running_socket_editor({}) as pair:
         yield pair
 
 
@@ -136,7 +133,7 @@ async def test_editor_failure_before_the_first_part_is_an_error_event_and_evicts
 
 
 async def test_keepalive_frames_while_the_model_is_silent(session: aiohttp.ClientSession) -> None:
-    async with running_editor({"keepaliveSeconds": 0.1}) as (url, model):
+    async with running_socket_editor({"keepaliveSeconds": 0.1}) as (url, model):
         async with session.ws_connect(url) as ws:
             await ws.send_str(
                 json.dumps({"type": "response.create", "model": "slow", "input": "a"})
@@ -179,7 +176,7 @@ async def test_closing_the_socket_cancels_the_editor_request(
 
 
 async def test_time_limit_cancels_a_running_response(session: aiohttp.ClientSession) -> None:
-    async with running_editor({"limits": {"websocketMaxSeconds": 1.5}}) as (url, model):
+    async with running_socket_editor({"limits": {"websocketMaxSeconds": 1.5}}) as (url, model):
         async with session.ws_connect(url) as ws:
             await ws.send_str(
                 json.dumps({"type": "response.create", "model": "slow", "input": "a"})
