@@ -211,6 +211,28 @@ def test_paired_and_literal_escapes_still_work(bridge_server: BridgeServer, text
     assert json.loads(b'"' + text + b'"') in echoed
 
 
+@pytest.mark.parametrize(
+    "arguments", ['{"x": NaN}', '{"x": 1e999}', '{"x": "\\ud800"}', "[" * 100_000]
+)
+def test_tool_call_arguments_that_are_not_json_are_kept_as_text(
+    bridge_server: BridgeServer, arguments: str
+) -> None:
+    """Arguments are a JSON string inside the body: what is not JSON in them goes to the
+    model as the text it was, never as a value the editor's JSON-RPC cannot carry."""
+    body = {
+        "model": "sim-echo",
+        "input": [
+            {"type": "function_call", "call_id": "c1", "name": "f", "arguments": arguments},
+            {"type": "function_call_output", "call_id": "c1", "output": "done"},
+            {"role": "user", "content": "go on"},
+        ],
+        "tools": [{"type": "function", "name": "f", "parameters": {"type": "object"}}],
+    }
+    status, raw = send(bridge_server, "/v1/responses", json.dumps(body).encode())
+    assert status == 200, raw
+    assert json.loads(raw)["status"] == "completed"
+
+
 # --------------------------------------------------------------------------- encodings, keys
 
 
