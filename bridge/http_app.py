@@ -114,6 +114,12 @@ async def create_response(request: web.Request) -> web.StreamResponse:
 
 
 async def responses_websocket(request: web.Request) -> web.StreamResponse:
+    # aiohttp's handshake base64-decodes the key and fails with a bare ValueError (a 500) on
+    # bytes that are not ASCII; any other bad key it answers with a 400 itself.
+    if not request.headers.get("Sec-WebSocket-Key", "").isascii():
+        raise invalid_request(
+            "The WebSocket handshake's Sec-WebSocket-Key is not base64.", code="invalid_handshake"
+        )
     app = request.app
     return await serve_websocket(
         request, app[BACKEND], app[SETTINGS], app[MODEL_SLOTS], app[ITEM_CACHE]

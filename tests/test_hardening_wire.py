@@ -15,6 +15,7 @@ import json
 import logging
 import math
 import signal
+import socket
 import sys
 from typing import Any
 from urllib.parse import urlsplit
@@ -273,6 +274,47 @@ def test_non_utf8_key_headers_are_ignored_without_a_key(
 ) -> None:
     status, raw = send(bridge_server, "/v1/responses", BODY + b"}", headers)
     assert status == 200, raw
+
+
+def raw_status(server: BridgeServer, request: bytes) -> int:
+    """The status of one request written byte for byte (header names and values as given)."""
+    parts = urlsplit(server.root_url)
+    with socket.create_connection((parts.hostname or "", parts.port or 0), timeout=30) as sock:
+        sock.sendall(request)
+        answer = b""
+        while b"\r\n" not in answer and (chunk := sock.recv(65536)):
+            answer += chunk
+    return int(answer.split(b" ", 2)[1])
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        b"Host: \xff\xfe\r\n",
+        b"Host: 127.0.0.1\r\nOrigin: http://\xff\r\n",
+        b"Host: 127.0.0.1\r\nSec-Fetch-Site: \xff\r\n",
+        b"Host: 127.0.0.1\r\nContent-Type: application/json; charset=\xff\r\n",
+        b"Host: 127.0.0.1\r\nContent-Encoding: \xff\r\n",
+        b"Host: 127.0.0.1\r\nX-\xff: 1\r\n",
+    ],
+)
+def test_non_utf8_headers_never_give_a_5xx(bridge_server: BridgeServer, headers: bytes) -> None:
+    body = BODY + b"}"
+    request = b"POST /v1/responses HTTP/1.1\r\n%sContent-Length: %d\r\n\r\n%s" % (
+        headers,
+        len(body),
+        body,
+    )
+    assert raw_status(bridge_server, request) < 500
+
+
+def test_a_websocket_handshake_with_a_non_ascii_key_is_a_400(bridge_server: BridgeServer) -> None:
+    request = (
+        b"GET /v1/responses HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n"
+        b"Connection: Upgrade\r\nSec-WebSocket-Key: \xff\xfeAAAAAAAAAAAAAAAAAAAA==\r\n"
+        b"Sec-WebSocket-Version: 13\r\n\r\n"
+    )
+    assert raw_status(bridge_server, request) == 400
 
 
 def test_the_key_in_a_refused_header_never_reaches_the_log(
