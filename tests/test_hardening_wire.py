@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import gzip
 import http.client
+import io
 import json
 import logging
 import math
@@ -26,7 +27,7 @@ from conftest import BridgeServer, StartServer
 
 from bridge import strict_json
 from bridge.backend import ChatMessage, ChatRequest, EditorError, TextPart
-from bridge.log_redaction import RedactSecrets
+from bridge.log_redaction import RedactSecrets, redact_logs
 from bridge.sse import encode_event
 from headless_editor.jsonrpc import EditorConnection
 from lsp import rpc
@@ -358,6 +359,25 @@ def test_redaction_covers_exception_and_stack_text() -> None:
     assert "ValueError: bad header" in text and "Stack" in text
     assert KEY not in text
     assert record.exc_info is None
+
+
+def test_redaction_reaches_handlers_of_any_logger() -> None:
+    stream = io.StringIO()
+    handler = logging.StreamHandler(stream)
+    own = logging.getLogger("some.library.with.its.own.handler")
+    own.addHandler(handler)
+    own.propagate = False
+    try:
+        redact_logs(secret=KEY)
+        try:
+            raise RuntimeError(f"Bearer {KEY}")
+        except RuntimeError:
+            own.exception("failed with %s", KEY, stack_info=True)
+    finally:
+        own.removeHandler(handler)
+    text = stream.getvalue()
+    assert "RuntimeError" in text and "failed with ***" in text
+    assert KEY not in text
 
 
 # --------------------------------------------------------------------------- unit: decoding
