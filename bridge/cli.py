@@ -223,11 +223,13 @@ def _serve(args: argparse.Namespace) -> int:
     from pydantic import ValidationError
 
     from bridge.bind_policy import BindRefused, check_bind
+    from bridge.log_redaction import redact_logs
     from bridge.settings import BridgeSettings
     from headless_editor.script import ScriptError, load_script
     from lsp.main import configure_logging
 
     configure_logging()
+    redact_logs(secret=args.api_key)  # the headless editor's own logs, in this process
     script = None
     if args.script:
         try:

@@ -9,10 +9,10 @@ whom. A tool result whose call is nowhere in the input is a 400, as with OpenAI.
 
 from __future__ import annotations
 
-import json
 import logging
 from typing import Any
 
+from bridge import strict_json
 from bridge.backend import (
     ChatMessage,
     DataPart,
@@ -76,9 +76,9 @@ def tool_input(arguments: str) -> dict[str, Any]:
     """Function-call arguments (a JSON string) -> the object the editor expects."""
     if not arguments.strip():
         return {}
-    try:
-        value = json.loads(arguments)
-    except json.JSONDecodeError:
+    try:  # strictly: a NaN or a lone surrogate in here could not be sent to the editor
+        value = strict_json.decode(arguments)
+    except (ValueError, RecursionError):
         return {"arguments": arguments}  # keep what the model wrote, readable
     return value if isinstance(value, dict) else {"value": value}
 

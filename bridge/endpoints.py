@@ -17,6 +17,7 @@ from typing import Any
 
 from aiohttp import web
 
+from bridge import strict_json
 from bridge.backend import Backend, ModelInfo
 from bridge.errors import ApiError, invalid_request
 from bridge.item_cache import ITEM_CACHE, resolve_references
@@ -83,12 +84,16 @@ def add_routes(
     async def input_tokens(request: web.Request) -> web.Response:
         body = resolve_references(await read_json(request), request.app[ITEM_CACHE])
         names = request.app[settings].model_names()
-        return web.json_response(await count_input_tokens(request.app[backend], body, names))
+        return web.json_response(
+            await count_input_tokens(request.app[backend], body, names), dumps=strict_json.dumps
+        )
 
     async def get_model(request: web.Request) -> web.Response:
         models = await request.app[backend].list_models()
         names = request.app[settings].model_names()
-        return web.json_response(one_model(request.match_info["id"], models, names))
+        return web.json_response(
+            one_model(request.match_info["id"], models, names), dumps=strict_json.dumps
+        )
 
     async def stored_response(request: web.Request) -> web.Response:
         response_id = request.match_info["id"]

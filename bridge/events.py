@@ -11,13 +11,12 @@ failure can still be answered with its HTTP status instead of a stream (see `sta
 
 from __future__ import annotations
 
-import json
 import logging
 import time
 from collections.abc import Callable
 from typing import Any
 
-from bridge import ids
+from bridge import ids, strict_json
 from bridge.backend import DataPart, ResponsePart, TextPart, ThinkingPart, ToolCallPart
 from bridge.editor_usage import usage_from_part
 from bridge.tools import ToolTarget
@@ -32,7 +31,7 @@ KEEPALIVE_EVENT = "keepalive"
 
 
 def _json(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return strict_json.encode(value)
 
 
 def _new_message() -> Event:

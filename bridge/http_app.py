@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 from aiohttp import web
 
-from bridge import SERVICE_NAME, __version__, endpoints, security
+from bridge import SERVICE_NAME, __version__, endpoints, security, strict_json
 from bridge.backend import Backend, EditorError
 from bridge.compaction import compact_conversation
 from bridge.errors import ApiError, from_editor, invalid_request
@@ -26,6 +25,7 @@ from bridge.request_limits import (
 from bridge.responder import fold_response, prepare_response, response_events
 from bridge.settings import BridgeSettings
 from bridge.sse_response import stream_events
+from bridge.strict_json import JsonInputError
 from bridge.websocket import serve_websocket, track_websockets
 
 log = logging.getLogger(__name__)
@@ -36,8 +36,15 @@ SETTINGS: web.AppKey[BridgeSettings] = web.AppKey("settings", BridgeSettings)
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
+def strict_json_response(
+    data: Any, *, status: int = 200, headers: dict[str, str] | None = None
+) -> web.Response:
+    """Every JSON answer: never a bare NaN or Infinity (they are not JSON)."""
+    return web.json_response(data, status=status, headers=headers, dumps=strict_json.dumps)
+
+
 def error_response(error: ApiError) -> web.Response:
-    return web.json_response(error.body(), status=error.status, headers=error.headers)
+    return strict_json_response(error.body(), status=error.status, headers=error.headers)
 
 
 @web.middleware
@@ -69,13 +76,20 @@ async def errors_middleware(request: web.Request, handler: Handler) -> web.Strea
 
 
 async def _read_json(request: web.Request) -> Any:
-    raw = await request.read()
     try:
-        return json.loads(raw)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raw = await request.read()
+    except web.RequestPayloadError:  # a compressed body that does not decompress
+        # Nothing more of it can be read: without this aiohttp tries to drain it after the
+        # answer and logs the same failure again, with a traceback, as "Unhandled exception".
+        request.content.feed_eof()
         raise invalid_request(
-            f"The request body is not valid JSON: {exc}.", code="invalid_json"
+            "The request body could not be decoded as its Content-Encoding says.",
+            code="invalid_body",
         ) from None
+    try:
+        return strict_json.decode(raw)
+    except JsonInputError as exc:
+        raise invalid_request(exc.message, param=exc.param, code=exc.code) from None
     except RecursionError:
         raise invalid_request(
             "The request body is nested too deeply to be read.", code="invalid_json"
@@ -90,7 +104,7 @@ async def create_response(request: web.Request) -> web.StreamResponse:
     parsed = parse_create_request(resolve_references(body, items))
     plan = await prepare_response(backend, parsed, request.app[SETTINGS].model_names())
     if not parsed.stream:
-        return web.json_response(
+        return strict_json_response(
             await fold_response(remembering(response_events(backend, plan), items))
         )
     keepalive = request.app[SETTINGS].keepaliveSeconds
@@ -100,6 +114,12 @@ async def create_response(request: web.Request) -> web.StreamResponse:
 
 
 async def responses_websocket(request: web.Request) -> web.StreamResponse:
+    # aiohttp's handshake base64-decodes the key and fails with a bare ValueError (a 500) on
+    # bytes that are not ASCII; any other bad key it answers with a 400 itself.
+    if not request.headers.get("Sec-WebSocket-Key", "").isascii():
+        raise invalid_request(
+            "The WebSocket handshake's Sec-WebSocket-Key is not base64.", code="invalid_handshake"
+        )
     app = request.app
     return await serve_websocket(
         request, app[BACKEND], app[SETTINGS], app[MODEL_SLOTS], app[ITEM_CACHE]
@@ -110,7 +130,7 @@ async def compact_response(request: web.Request) -> web.Response:
     body = await _read_json(request)
     check_request_shape(body, request.app[SETTINGS].limits)
     body = resolve_references(body, request.app[ITEM_CACHE])
-    return web.json_response(
+    return strict_json_response(
         await compact_conversation(request.app[BACKEND], body, request.app[SETTINGS].model_names())
     )
 
@@ -118,11 +138,11 @@ async def compact_response(request: web.Request) -> web.Response:
 async def list_models(request: web.Request) -> web.Response:
     models = await request.app[BACKEND].list_models()
     data = listed_models(models, request.app[SETTINGS].model_names())
-    return web.json_response({"object": "list", "data": data})
+    return strict_json_response({"object": "list", "data": data})
 
 
 async def health(request: web.Request) -> web.Response:
-    return web.json_response({"status": "ok", "service": SERVICE_NAME, "version": __version__})
+    return strict_json_response({"status": "ok", "service": SERVICE_NAME, "version": __version__})
 
 
 def create_app(backend: Backend, settings: BridgeSettings) -> web.Application:

@@ -170,6 +170,7 @@ class ReasoningParam(_Lenient):
 
 
 class CreateResponseRequest(_Lenient):
+    model_config = ConfigDict(extra="ignore", allow_inf_nan=False)  # NaN is not JSON
     model: str
     input: str | list[InputItem]
     instructions: str | None = None

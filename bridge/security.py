@@ -69,8 +69,14 @@ class AccessPolicy:
             return True
         auth = request.headers.get("Authorization", "")
         given = auth[7:] if auth[:7].lower() == "bearer " else request.headers.get("x-api-key", "")
+        # aiohttp hands non-UTF-8 header bytes over as surrogate escapes: turn them back into
+        # the bytes that were sent (a wrong key), rather than fail to encode them.
+        try:
+            sent = given.strip().encode("utf-8", "surrogateescape")
+        except UnicodeEncodeError:
+            return False
         # Constant time: the comparison must not reveal how much of a guess was right.
-        return hmac.compare_digest(given.strip().encode(), self.api_key)
+        return hmac.compare_digest(sent, self.api_key)
 
 
 def _forbidden(message: str, code: str) -> ApiError:

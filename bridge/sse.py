@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-# ensure_ascii=False without a `default`: the C string encoder json.dumps itself would use.
-_encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+from bridge import strict_json
+
+# The bridge's one strict encoder (no `default`: the C encoder), never a bare NaN.
+_encode = strict_json.encode
 _encode_string = json.encoder.encode_basestring
 
 # After the terminal event (Open Responses: "The terminal event MUST be the literal string

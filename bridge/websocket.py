@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import time
 import weakref
@@ -24,7 +23,7 @@ from typing import Any
 
 from aiohttp import WSCloseCode, WSMsgType, web
 
-from bridge import ids
+from bridge import ids, strict_json
 from bridge.backend import Backend, EditorError
 from bridge.errors import ApiError, from_editor
 from bridge.events import Event, ResponseEventBuilder
@@ -34,6 +33,7 @@ from bridge.request_limits import ModelSlots, check_request_shape
 from bridge.responder import TERMINAL_EVENTS, prepare_response, resolve_model, response_events
 from bridge.response_object import new_response, usage_object
 from bridge.settings import BridgeSettings
+from bridge.strict_json import JsonInputError
 from bridge.tools import plan_request_tools
 
 log = logging.getLogger(__name__)
@@ -109,7 +109,9 @@ def parse_frame(text: str) -> CreateFrame:
     SDKs send) and nested (`{"type": "response.create", "response": {"model": ...}}`).
     """
     try:
-        frame = json.loads(text)
+        frame = strict_json.decode(text)
+    except JsonInputError as exc:
+        raise frame_error(exc.message.replace("request body", "message"), param=exc.param) from None
     except ValueError as exc:
         raise frame_error(f"The message is not valid JSON: {exc}.") from None
     except RecursionError:
@@ -213,7 +215,7 @@ class ResponsesSocket:
     async def send(self, event: Event) -> None:
         # Turns and the reader both send; a lock keeps each frame whole and in order.
         async with self._send_lock:
-            await self.ws.send_str(json.dumps(event, ensure_ascii=False, separators=(",", ":")))
+            await self.ws.send_str(strict_json.encode(event))
 
     async def run(self) -> None:
         try:

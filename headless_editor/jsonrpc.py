@@ -11,11 +11,11 @@ from __future__ import annotations
 import asyncio
 import inspect
 import itertools
-import json
 import logging
 from collections.abc import Callable
 from typing import Any
 
+from bridge import strict_json
 from lsp import rpc
 
 log = logging.getLogger(__name__)
@@ -52,7 +52,7 @@ class EditorConnection:
         self._ids = itertools.count(1)
         self._pending: dict[int | str, asyncio.Future[Any]] = {}  # our requests
         self._running: dict[int | str, asyncio.Task[None]] = {}  # the server's requests
-        self._encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+        self._encode = strict_json.encode
 
     def feature(self, method: str) -> Callable[[Handler], Handler]:
         def register(handler: Handler) -> Handler:
@@ -69,8 +69,16 @@ class EditorConnection:
     def _send(self, message: dict[str, Any]) -> None:
         if self.writer is None:
             return
-        body = self._encode(message).encode()
-        self.writer.write(b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+        try:
+            frame = rpc.encode_frame(self._encode, message)
+        except rpc.UnsendableMessage as exc:
+            msg_id = rpc.reply_id(message)
+            if msg_id is None:
+                log.error("Not sending a message to the language server: %s", exc)
+                raise
+            log.error("Sending an error instead of a result: %s", exc)
+            frame = rpc.encode_frame(self._encode, rpc.unsendable_reply(msg_id, exc))
+        self.writer.write(frame)
 
     def notify_raw(self, method: str, params: Any = None) -> None:
         self._send({"jsonrpc": "2.0", "method": method, "params": params})

@@ -31,6 +31,8 @@ def editor_error(exc: BaseException) -> EditorError:
     """A JSON-RPC error from the editor -> the editor's own error code."""
     if isinstance(exc, EditorError):
         return exc
+    if isinstance(exc, rpc.UnsendableMessage):
+        return EditorError("Other", f"The request could not be sent to the editor: {exc}.")
     if isinstance(exc, JsonRpcException):
         data = exc.data if isinstance(exc.data, dict) else {}
         code: EditorErrorCode = "Other"
@@ -144,7 +146,12 @@ class EditorBackend:
         self._streams[chat_id] = queue
         params = {"chatId": chat_id, **request.model_dump(exclude_none=True)}
         # The request id doubles as the chat id, so `$/cancelRequest` can name it.
-        future = self._protocol.send_request(rpc.CHAT, params, msg_id=chat_id)
+        try:
+            future = self._protocol.send_request(rpc.CHAT, params, msg_id=chat_id)
+        except rpc.UnsendableMessage as exc:  # nothing was written: nothing to cancel
+            self._streams.pop(chat_id, None)
+            self._forget(chat_id)
+            raise editor_error(exc) from None
         # Runs on the loop thread, after every chatParts the editor sent before its reply.
         future.add_done_callback(lambda _: queue.put_nowait(_END))
         finished = False

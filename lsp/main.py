@@ -37,7 +37,7 @@ def configure_logging() -> None:
         log.warning(
             "Ignoring %s=%r: not a log level (DEBUG, INFO, WARNING, ERROR)", LOG_LEVEL_ENV, level
         )
-    redact_logs(logging.getLogger().handlers)
+    redact_logs()  # every handler, before anything is logged
     if level != "DEBUG":
         logging.getLogger("pygls").setLevel(logging.CRITICAL)
     logging.getLogger("aiohttp.access").setLevel(logging.WARNING)

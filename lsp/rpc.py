@@ -47,6 +47,41 @@ EDITOR_ERROR_CODES = {
     "Other": -32000,
 }
 REQUEST_CANCELLED = -32800
+INTERNAL_ERROR = -32603
+
+
+class UnsendableMessage(ValueError):
+    """A message JSON cannot carry (NaN, Infinity, a lone surrogate): nothing was written."""
+
+
+def encode_frame(encode: Callable[[Any], str], message: Any) -> bytes:
+    """One whole LSP frame, or UnsendableMessage before a byte of it exists.
+
+    vscode-jsonrpc cannot parse a bare `NaN`, and VS Code's client stops the server when it
+    meets one: so no writer of ours ever lets one out, whatever put it in a message.
+    """
+    try:
+        body = encode(message).encode()
+    except ValueError as exc:  # allow_nan=False, and UnicodeEncodeError for lone surrogates
+        raise UnsendableMessage(f"the message is not valid JSON ({exc})") from None
+    return b"Content-Length: %d\r\n\r\n%s" % (len(body), body)
+
+
+def reply_id(message: Any) -> Any:
+    """The id of a reply (a message with a result), else None."""
+    if isinstance(message, dict):
+        return message.get("id") if "result" in message else None
+    return getattr(message, "id", None) if hasattr(message, "result") else None
+
+
+def unsendable_reply(msg_id: Any, error: UnsendableMessage) -> dict[str, Any]:
+    """The error reply sent instead of a result that cannot be encoded: the peer must not
+    wait for an answer that will never come."""
+    return {
+        "jsonrpc": "2.0",
+        "id": msg_id,
+        "error": {"code": INTERNAL_ERROR, "message": f"The result cannot be sent: {error}"},
+    }
 
 
 # `jsonrpc` has no default on purpose: pygls's converter omits fields equal to their default.
@@ -99,9 +134,18 @@ class RawMessagesMixin:
                 default=self._serialize_message,  # type: ignore[attr-defined]
                 ensure_ascii=False,
                 separators=(",", ":"),
+                allow_nan=False,
             ).encode
-        body = self._encode(data).encode()
-        self.writer.write(b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+        try:
+            frame = encode_frame(self._encode, data)
+        except UnsendableMessage as exc:
+            msg_id = reply_id(data)
+            if msg_id is None:
+                log.error("Not sending a message to the editor: %s", exc)
+                raise
+            log.error("Sending an error instead of a result: %s", exc)
+            frame = encode_frame(self._encode, unsendable_reply(msg_id, exc))
+        self.writer.write(frame)
 
     def handle_message(self, message: Any) -> None:
         """pygls 2.1's dispatch, minus its cost: pygls tells the kinds of message apart with

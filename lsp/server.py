@@ -74,7 +74,7 @@ def create_server() -> MaestroServer:
             ls.settings = BridgeSettings.from_options(options)
         except ValidationError as exc:
             raise JsonRpcInvalidParams(f"Invalid initialization options: {exc}") from None
-        redact_logs(logging.getLogger().handlers, ls.settings.apiKey)
+        redact_logs(secret=ls.settings.apiKey)
 
     @server.feature(types.INITIALIZED)
     async def initialized(ls: MaestroServer, params: types.InitializedParams) -> None:
