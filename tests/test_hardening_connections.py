@@ -319,6 +319,38 @@ async def test_idle_websockets_give_way_but_not_one_with_a_response_running(
             await ws.close()
 
 
+async def test_when_every_connection_is_busy_a_new_one_gets_503(
+    bridge_server_factory: StartServer,
+) -> None:
+    server = bridge_server_factory("--max-connections", "2", script=SLOW_SCRIPT)
+    async with (
+        aiohttp.ClientSession(timeout=TIMEOUT) as first,
+        aiohttp.ClientSession(timeout=TIMEOUT) as second,
+    ):
+        streams = [
+            await session.post(
+                f"{server.base_url}/responses",
+                json={"model": "sim-echo", "input": "answer slowly", "stream": True},
+            )
+            for session in (first, second)
+        ]
+        for stream in streams:
+            assert (await stream.content.readline()).startswith(b"event: response.created")
+        reader, writer = await open_raw(server)
+        try:
+            # Before: accepted like any other, whatever the number.
+            raw = await until_closed(reader)
+            assert raw.startswith(b"HTTP/1.1 503 "), raw
+            assert b"retry-after: 1" in raw.lower(), raw
+            assert error_of(raw)["code"] == "too_many_connections"
+        finally:
+            writer.close()
+        for stream in streams:
+            assert completed_text((await stream.read()).decode()) == "onetwo"
+    async with aiohttp.ClientSession(timeout=TIMEOUT) as http:
+        assert await answer(http, server) == 200
+
+
 # --------------------------------------------------------------------------- accept errors
 
 LOW_FD_LIMIT = 256
