@@ -17,6 +17,7 @@ import json
 import logging
 import sys
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -354,20 +355,36 @@ async def test_when_every_connection_is_busy_a_new_one_gets_503(
 # --------------------------------------------------------------------------- accept errors
 
 LOW_FD_LIMIT = 256
-LOW_FD_SERVE = (
-    sys.executable,
-    "-c",
-    "import os, resource, sys\n"
-    f"resource.setrlimit(resource.RLIMIT_NOFILE, ({LOW_FD_LIMIT}, {LOW_FD_LIMIT}))\n"
-    "os.execv(sys.executable, [sys.executable, '-m', 'bridge.cli', *sys.argv[1:]])",
-    "serve",
-)
+
+
+def serve_with_fd_limit(soft: int, hard: int) -> tuple[str, ...]:
+    """`serve`, started with this RLIMIT_NOFILE (its language server inherits it)."""
+    return (
+        sys.executable,
+        "-c",
+        "import os, resource, sys\n"
+        f"resource.setrlimit(resource.RLIMIT_NOFILE, ({soft}, {hard}))\n"
+        "os.execv(sys.executable, [sys.executable, '-m', 'bridge.cli', *sys.argv[1:]])",
+        "serve",
+    )
+
+
+def open_files_limit(pid: int) -> str:
+    limits = Path(f"/proc/{pid}/limits").read_text()
+    return next(line for line in limits.splitlines() if line.startswith("Max open files"))
+
+
+def test_the_descriptor_limit_is_raised_for_the_cap() -> None:
+    with running_bridge_server(command=serve_with_fd_limit(256, 4096)) as server:
+        # 1024 connections (the default cap) and the reserve, within the hard limit.
+        assert open_files_limit(server.lsp_pids[0]).split()[3:5] == ["1216", "4096"]
+        assert "At most" not in server.stderr_text()  # the cap was not lowered
 
 
 async def test_out_of_descriptors_the_server_stays_reachable_and_logs_once(
     http: aiohttp.ClientSession,
 ) -> None:
-    with running_bridge_server(command=LOW_FD_SERVE) as server:
+    with running_bridge_server(command=serve_with_fd_limit(LOW_FD_LIMIT, LOW_FD_LIMIT)) as server:
         held: list[Raw] = []
 
         async def connect() -> None:
@@ -385,6 +402,7 @@ async def test_out_of_descriptors_the_server_stays_reachable_and_logs_once(
         finally:
             close_raw(held)
         log = server.stderr_text()
+        assert "At most 128 open connections" in log  # 256 descriptors, half kept in reserve
         # Before: 162,667 lines (12 MB) in 6 s, one traceback per accept() try.
         assert log.count("Cannot accept connections") <= 2, log[-3000:]
         assert log.count("connections open (limits.maxConnections)") == 1, log[-3000:]
