@@ -173,11 +173,40 @@ def _add_security_options(serve: argparse.ArgumentParser) -> None:
         metavar="SECONDS",
         help="fail a response that takes longer than this overall (default 1800)",
     )
+    _add_connection_options(serve)
     serve.add_argument(
         "--item-cache-bytes",
         type=int,
         metavar="N",
         help="memory for emitted items that `item_reference` inputs may name (default 16 MiB)",
+    )
+
+
+def _add_connection_options(serve: argparse.ArgumentParser) -> None:
+    """Bounds on connections (bridge/connection_limits.py, bridge/body_deadline.py)."""
+    serve.add_argument(
+        "--body-timeout",
+        type=_positive_seconds,
+        metavar="SECONDS",
+        help="a request body must arrive within this long, else 408 (default 30)",
+    )
+    serve.add_argument(
+        "--header-timeout",
+        type=_positive_seconds,
+        metavar="SECONDS",
+        help="a started request's headers must arrive within this long, else 408 (default 15)",
+    )
+    serve.add_argument(
+        "--keep-alive-timeout",
+        type=_positive_seconds,
+        metavar="SECONDS",
+        help="close a connection with no request running after this long (default 60)",
+    )
+    serve.add_argument(
+        "--max-connections",
+        type=int,
+        metavar="N",
+        help="open connections at most, lowered to fit the file descriptor limit (default 1024)",
     )
 
 
@@ -189,6 +218,10 @@ def _security_options(args: argparse.Namespace) -> dict[str, Any]:
             ("idleTimeoutSeconds", args.idle_timeout),
             ("totalTimeoutSeconds", args.total_timeout),
             ("itemCacheBytes", args.item_cache_bytes),
+            ("bodyTimeoutSeconds", args.body_timeout),
+            ("headerTimeoutSeconds", args.header_timeout),
+            ("keepAliveTimeoutSeconds", args.keep_alive_timeout),
+            ("maxConnections", args.max_connections),
         )
         if value is not None
     }

@@ -10,6 +10,7 @@ from aiohttp import web
 
 from bridge import SERVICE_NAME, __version__, endpoints, security, strict_json
 from bridge.backend import Backend, EditorError
+from bridge.body_deadline import read_body_first
 from bridge.compaction import compact_conversation
 from bridge.errors import ApiError, from_editor, invalid_request
 from bridge.item_cache import ITEM_CACHE, ItemCache, remembering, resolve_references
@@ -150,6 +151,8 @@ def create_app(backend: Backend, settings: BridgeSettings) -> web.Application:
         client_max_size=settings.limits.maxBodyBytes, middlewares=[errors_middleware]
     )
     security.install(app, settings)  # Host, Origin, API key: before any route runs
+    # The whole body before the model slot: a slow sender must not hold one.
+    app.middlewares.append(read_body_first(settings.limits))
     app.middlewares.append(concurrency_middleware)
     app[MODEL_SLOTS] = ModelSlots(settings.limits.maxConcurrentRequests)
     app[BACKEND] = TimedBackend(backend, settings.limits)

@@ -29,6 +29,16 @@ class Limits(BaseModel):
     totalTimeoutSeconds: float = Field(default=1800.0, gt=0)
     # Memory for emitted items that `item_reference` may name; 0 keeps none.
     itemCacheBytes: int = Field(default=DEFAULT_ITEM_CACHE_BYTES, ge=0)
+    # A request body must arrive whole within this many seconds (else 408, connection closed);
+    # it is read before the request takes a model slot, so a slow sender holds none.
+    bodyTimeoutSeconds: float = Field(default=30.0, gt=0)
+    # Once a request's first bytes arrived, its headers must be complete within this (slowloris).
+    headerTimeoutSeconds: float = Field(default=15.0, gt=0)
+    # A connection with no request running is closed after this long (HTTP keep-alive).
+    keepAliveTimeoutSeconds: float = Field(default=60.0, gt=0)
+    # Open connections (WebSockets included); lowered to fit the process's file descriptor
+    # limit. At the cap a new connection closes the longest-idle one, else it gets 503.
+    maxConnections: int = Field(default=1024, ge=1)
 
 
 class BridgeSettings(BaseModel):

@@ -25,6 +25,7 @@ from aiohttp import WSCloseCode, WSMsgType, web
 
 from bridge import ids, strict_json
 from bridge.backend import Backend, EditorError
+from bridge.connection_limits import watch_responses
 from bridge.errors import ApiError, from_editor
 from bridge.events import Event, ResponseEventBuilder
 from bridge.item_cache import ItemCache, remembering, resolve_references
@@ -212,6 +213,9 @@ class ResponsesSocket:
         self._turn: asyncio.Task[None] | None = None
         self._send_lock = asyncio.Lock()
 
+    def responding(self) -> bool:
+        return self._turn is not None and not self._turn.done()
+
     async def send(self, event: Event) -> None:
         # Turns and the reader both send; a lock keeps each frame whole and in order.
         async with self._send_lock:
@@ -383,8 +387,10 @@ async def serve_websocket(
     await ws.prepare(request)
     request.app[OPEN_SOCKETS].add(ws)
     log.info("WebSocket connection opened")
+    socket = ResponsesSocket(ws, backend, settings, slots, items)
+    watch_responses(request, socket.responding)  # idle: may be closed when connections run short
     try:
-        await ResponsesSocket(ws, backend, settings, slots, items).run()
+        await socket.run()
     finally:
         request.app[OPEN_SOCKETS].discard(ws)
         await ws.close()

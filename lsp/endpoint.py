@@ -21,6 +21,7 @@ from typing import Any
 from aiohttp import web
 
 from bridge.bind_policy import BindRefused, check_bind
+from bridge.connection_limits import GuardedAppRunner
 from bridge.settings import BridgeSettings
 from lsp import rpc
 from lsp.port_holder import Holder, who_holds
@@ -60,8 +61,13 @@ class HttpEndpoint:
             return
         # handler_cancellation: a client that goes away cancels its handler at once, which
         # closes the event stream and sends `$/cancelRequest` to the editor.
-        runner = web.AppRunner(
-            self._app, handler_cancellation=True, access_log=None, shutdown_timeout=SHUTDOWN_TIMEOUT
+        # Idle, half-sent and too many connections are closed (bridge/connection_limits.py).
+        runner = GuardedAppRunner(
+            self._app,
+            self._settings.limits,
+            handler_cancellation=True,
+            access_log=None,
+            shutdown_timeout=SHUTDOWN_TIMEOUT,
         )
         await runner.setup()
         self._runner = runner
