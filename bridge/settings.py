@@ -12,6 +12,7 @@ DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024  # several base64 images fit
 DEFAULT_WEBSOCKET_MAX_SECONDS = 60 * 60  # OpenAI's WebSocket mode closes after 60 minutes too
 # Emitted items kept for `item_reference` (bridge/item_cache.py): thousands of answers.
 DEFAULT_ITEM_CACHE_BYTES = 16 * 1024 * 1024
+DEFAULT_ANSWER_CHECK_SECONDS = 2.0
 
 
 class Limits(BaseModel):
@@ -29,6 +30,9 @@ class Limits(BaseModel):
     totalTimeoutSeconds: float = Field(default=1800.0, gt=0)
     # Memory for emitted items that `item_reference` may name; 0 keeps none.
     itemCacheBytes: int = Field(default=DEFAULT_ITEM_CACHE_BYTES, ge=0)
+    # Checking a structured answer against its JSON Schema (in a worker thread): past this,
+    # the answer is returned "not checked" (a schema can be made to take hours).
+    answerCheckSeconds: float = Field(default=DEFAULT_ANSWER_CHECK_SECONDS, gt=0, le=60)
 
 
 class BridgeSettings(BaseModel):

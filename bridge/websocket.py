@@ -273,6 +273,7 @@ class ResponsesSocket:
                 with self.slots.hold():  # the same cap as HTTP model requests
                     plan = await prepare_response(self.backend, request, self.names)
                     plan.response["previous_response_id"] = frame.previous_response_id
+                    plan.check_seconds = self.limits.answerCheckSeconds
                     events = remembering(
                         response_events(self.backend, plan, self.keepalive), self.items
                     )
