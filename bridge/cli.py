@@ -179,6 +179,12 @@ def _add_security_options(serve: argparse.ArgumentParser) -> None:
         metavar="N",
         help="memory for emitted items that `item_reference` inputs may name (default 16 MiB)",
     )
+    serve.add_argument(
+        "--answer-check-seconds",
+        type=float,
+        metavar="SECONDS",
+        help="time to check a structured answer against its JSON Schema (default 2)",
+    )
 
 
 def _security_options(args: argparse.Namespace) -> dict[str, Any]:
@@ -189,6 +195,7 @@ def _security_options(args: argparse.Namespace) -> dict[str, Any]:
             ("idleTimeoutSeconds", args.idle_timeout),
             ("totalTimeoutSeconds", args.total_timeout),
             ("itemCacheBytes", args.item_cache_bytes),
+            ("answerCheckSeconds", args.answer_check_seconds),
         )
         if value is not None
     }

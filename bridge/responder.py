@@ -33,6 +33,7 @@ from bridge.structured_output import (
     DEFAULT_CHECK_SECONDS,
     OutputFormat,
     check_answer,
+    checked_format,
     output_format,
 )
 from bridge.token_limits import OutputLimit, check_context_length, input_text
@@ -106,11 +107,18 @@ async def check_input(backend: Backend, plan: ResponsePlan, model: ModelInfo) ->
 
 
 async def prepare_response(
-    backend: Backend, request: CreateResponseRequest, names: ModelNames
+    backend: Backend,
+    request: CreateResponseRequest,
+    names: ModelNames,
+    check_seconds: float = DEFAULT_CHECK_SECONDS,
 ) -> ResponsePlan:
-    """Model, plan and input check: what every transport does before asking the editor."""
+    """Model, plan and input check: what every transport does before asking the editor.
+
+    `check_seconds` bounds validating a structured-output schema, and later the answer."""
     model = resolve_model(request.model, await backend.list_models(), names)
     plan = plan_response(request, model)
+    plan.output_format = await checked_format(plan.output_format, check_seconds)
+    plan.check_seconds = check_seconds
     await check_input(backend, plan, model)
     return plan
 

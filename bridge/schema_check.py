@@ -23,17 +23,19 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+import attrs
 import referencing
 import referencing.exceptions
 import regex
-from jsonschema import exceptions, validators
+from jsonschema import FormatChecker, exceptions, validators
 from jsonschema.protocols import Validator
 
 # Keyword calls nested at once (each `$ref`, `properties`, `anyOf`... is one level): a recursive
-# schema checks answers nested about 75 deep. Well below where Python's recursion limit stops
-# jsonschema (about 320 levels), whose RecursionError can surface as a panic of its Rust
-# dependency (rpds), which is no Exception: the bound must be ours.
-MAX_DEPTH = 150
+# schema checks answers nested about 100 deep; schemas nested about 40 deep pass the metaschema
+# (5 levels each). Well below where Python's recursion limit stops jsonschema (about 320
+# levels), whose RecursionError can surface as a panic of its Rust dependency (rpds), which
+# is no Exception: the bound must be ours.
+MAX_DEPTH = 200
 # Keyword calls for the request-time probe (`probe`): enough for any real schema's top level.
 PROBE_STEPS = 20_000
 
@@ -193,7 +195,34 @@ def _safe_class(base: type[Validator]) -> type[Validator]:
     extended: type[Validator] = validators.extend(  # type: ignore[no-untyped-call]
         base, validators=keywords
     )
+    _stay_bounded(extended)
+    _SAFE_CLASSES.add(extended)
     return extended
+
+
+_SAFE_CLASSES: set[type[Validator]] = set()
+
+
+def _stay_bounded(cls: type[Validator]) -> None:
+    """jsonschema picks the class for each subschema it enters from the subschema's own
+    `$schema` (`evolve`): one naming a draft would run unbounded. Keep to our classes."""
+    init_fields = [
+        (field.name, field.alias or field.name)
+        for field in attrs.fields(cls)  # type: ignore[arg-type]
+        if field.init
+    ]
+
+    def bounded_evolve(self: Validator, **changes: Any) -> Validator:
+        # jsonschema's own `evolve`, with our class for the draft it picks.
+        schema = changes.setdefault("schema", self.schema)
+        picked = validators.validator_for(schema, default=type(self))
+        safe = picked if picked in _SAFE_CLASSES else _safe_class(picked)
+        for name, alias in init_fields:
+            if alias not in changes:
+                changes[alias] = getattr(self, name)
+        return safe(**changes)
+
+    cls.evolve = bounded_evolve  # type: ignore[method-assign]
 
 
 # No retrieval: a `$ref` to anything outside the schema (or jsonschema's bundled metaschemas)
@@ -206,12 +235,15 @@ class SafeSchema:
     """A client's schema (already valid against its metaschema), checked within bounds."""
 
     schema: dict[str, Any]
+    format_checker: FormatChecker | None = None  # formats are checked only with one
     _validator: Validator = field(init=False, repr=False)
     _pattern_properties: bool = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         cls = _safe_class(validators.validator_for(self.schema))
-        self._validator = cls(self.schema, registry=_NO_RETRIEVAL)
+        self._validator = cls(
+            self.schema, registry=_NO_RETRIEVAL, format_checker=self.format_checker
+        )
         # Any subschema may be evaluated (through `$ref`): look at the whole document.
         self._pattern_properties = '"patternProperties"' in json.dumps(self.schema)
 
@@ -234,13 +266,13 @@ class SafeSchema:
         finally:
             _BUDGET.reset(token)
 
-    def probe(self) -> str | None:
+    def probe(self, deadline: float) -> str | None:
         """Why no value could ever be checked (a `$ref` loop that never reaches into the
         value, a `$ref` chain deeper than the bound), found by checking `null`; else None.
 
-        Bounded by steps, not time, so the same schema always gets the same verdict."""
+        Bounded by steps too, so that a big schema is not refused for want of time."""
         try:
-            self.first_error(None, deadline=float("inf"), max_steps=PROBE_STEPS)
+            self.first_error(None, deadline, max_steps=PROBE_STEPS)
         except Unchecked as exc:
             # Only a verdict that holds for every value; anything else (a big schema, a
             # `$ref` elsewhere) is left to the answer's own check.

@@ -12,21 +12,25 @@ Schemas are checked with `jsonschema`, the reference implementation: SDK-made sc
 `$defs`/`$ref`, `anyOf` and `additionalProperties`, which a hand-written subset would get wrong.
 The check is bounded (bridge/schema_check.py) and runs off the event loop: a schema built to be
 slow (a catastrophic `pattern`, a `$ref` loop) costs at most `answerCheckSeconds` of one worker
-thread, then the answer is returned "not checked". A schema that could never be checked (a `$ref`
-loop that never reaches into the value) is a 400 at request time.
+thread, then the answer is returned "not checked". The schema itself is validated the same way
+(`checked_format`); one that could never be checked (a `$ref` loop that never reaches into the
+value) is a 400 at request time.
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import functools
 import json
 import logging
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
-from jsonschema.exceptions import SchemaError
+from jsonschema.protocols import Validator
 from jsonschema.validators import validator_for
 
 from bridge.errors import ApiError, invalid_request
@@ -34,6 +38,7 @@ from bridge.schema_check import SafeSchema, Unchecked
 from bridge.settings import DEFAULT_ANSWER_CHECK_SECONDS
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 DEFAULT_CHECK_SECONDS = DEFAULT_ANSWER_CHECK_SECONDS
 # Checks run here, not in the loop's default executor: a flood of slow checks waits its turn
@@ -91,15 +96,32 @@ def output_format(text: dict[str, Any] | None) -> OutputFormat | None:
             param="text.format.schema",
             code="missing_required_parameter",
         )
-    checker = _checker(schema)
     name = fmt.get("name")
     return OutputFormat(
         "json_schema",
         name=name if isinstance(name, str) and name else "response",
         schema=schema,
         strict=fmt.get("strict") is True,
-        checker=checker,
     )
+
+
+async def checked_format(
+    fmt: OutputFormat | None, seconds: float = DEFAULT_CHECK_SECONDS
+) -> OutputFormat | None:
+    """`fmt` with its schema's checker; 400 for a schema that is invalid or never checkable.
+
+    Validating a schema is costly too (about 0.5 ms a subschema against the 2020-12
+    metaschema: a big body would hold the loop for minutes), so it runs like an answer's
+    check: off the loop, within `seconds`. A schema too big for that is taken unvalidated,
+    and its answers are not checked."""
+    if fmt is None or fmt.schema is None:
+        return fmt
+    try:
+        checker = await _off_the_loop(_checker, fmt.schema, seconds)
+    except Unchecked as exc:
+        log.warning("Structured output %r: the schema was not validated (%s)", fmt.name, exc)
+        return fmt
+    return dataclasses.replace(fmt, checker=checker)
 
 
 def _unusable_schema(reason: str) -> ApiError:
@@ -108,27 +130,64 @@ def _unusable_schema(reason: str) -> ApiError:
     )
 
 
-def _checker(schema: dict[str, Any]) -> SafeSchema:
-    """The schema's bounded checker; 400 for a schema that is invalid or never checkable."""
+@functools.cache
+def _metaschema(cls: type[Validator]) -> SafeSchema:
+    # With the draft's format checker, as `check_schema` does (`format: regex`...).
+    return SafeSchema(cls.META_SCHEMA, format_checker=cls.FORMAT_CHECKER)
+
+
+def _checker(schema: dict[str, Any], deadline: float) -> SafeSchema:
+    """The schema's bounded checker (blocking); 400 for a schema that is never checkable or
+    invalid; Unchecked when validating it ran out of time."""
     try:
-        validator_for(schema).check_schema(schema)
-    except SchemaError as exc:
-        raise _unusable_schema(f"is not a valid JSON Schema: {exc.message}") from None
-    except RecursionError:  # the request's depth limit keeps this far away; to be sure
-        raise _unusable_schema("is nested too deeply to be checked") from None
-    checker = SafeSchema(schema)
-    never = checker.probe()
+        checker = SafeSchema(schema)
+        metaschema = _metaschema(validator_for(schema))
+    except Exception:  # jsonschema reads `$schema` and `$id` before any check: not strings
+        raise _unusable_schema(
+            "is not a valid JSON Schema: `$schema` or `$id` is unusable"
+        ) from None
+    # First the probe: bounded by steps, its verdict does not depend on the machine's load.
+    never = _never_checkable(checker, deadline)
     if never is not None:
         raise _unusable_schema(
             f"cannot be checked: {never} (a `$ref` loop that never reaches into the value, or "
             "a `$ref` chain too long)"
         )
+    try:
+        error = metaschema.first_error(schema, deadline)
+    except Unchecked as exc:
+        if exc.too_deep:
+            raise _unusable_schema("is nested too deeply to be checked") from None
+        raise
+    if error is not None:
+        raise _unusable_schema(f"is not a valid JSON Schema: {error.message}")
     return checker
 
 
+def _never_checkable(checker: SafeSchema, deadline: float) -> str | None:
+    try:
+        return checker.probe(deadline)
+    except Exception:  # not a valid schema: the metaschema check says why
+        return None
+
+
+async def _off_the_loop(work: Callable[[Any, float], T], subject: Any, seconds: float) -> T:
+    """`work(subject, deadline)` in a checking thread; Unchecked when it takes too long.
+
+    The deadline starts now, so time spent queued behind other checks counts too; the work
+    gives up by itself at the deadline, the grace covers its last step."""
+    deadline = time.monotonic() + seconds
+    loop = asyncio.get_running_loop()
+    future = loop.run_in_executor(_CHECKS, work, subject, deadline)
+    try:
+        return await asyncio.wait_for(future, seconds + 0.5)
+    except asyncio.TimeoutError:
+        raise Unchecked("the check ran out of time") from None
+
+
 def problem(fmt: OutputFormat, text: str, deadline: float) -> str | None:
-    """Why `text` does not meet the format, or None when it does; raises Unchecked past the
-    deadline (time.monotonic()) or a bound. Blocking: run it off the event loop."""
+    """Why `text` does not meet the format, or None when it does (blocking); raises Unchecked
+    past the deadline (time.monotonic()) or a bound."""
     try:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -137,8 +196,10 @@ def problem(fmt: OutputFormat, text: str, deadline: float) -> str | None:
         raise Unchecked("the answer is nested too deeply to be read") from None
     if fmt.kind == "json_object":
         return None if isinstance(value, dict) else "the answer is JSON but not an object"
-    assert fmt.checker is not None
-    error = fmt.checker.first_error(value, deadline)
+    assert fmt.schema is not None
+    # No checker: the schema was not validated in time (or not asked to be); bounded all the same.
+    checker = fmt.checker or SafeSchema(fmt.schema)
+    error = checker.first_error(value, deadline)
     if error is None:
         return None
     where = "/".join(str(step) for step in error.absolute_path) or "(the top level)"
@@ -152,16 +213,8 @@ async def check_answer(
     """Log when the final answer breaks the format: True when it meets it, False when not,
     None when it could not be checked within `seconds` (or a bound): the answer is the
     model's either way. The event loop only waits, and not past `seconds`."""
-    deadline = time.monotonic() + seconds  # from now: time spent queued counts too
-    loop = asyncio.get_running_loop()
     try:
-        # A little grace: the worker gives up itself at the deadline, with its own reason.
-        found = await asyncio.wait_for(
-            loop.run_in_executor(_CHECKS, problem, fmt, text, deadline), seconds + 0.5
-        )
-    except asyncio.TimeoutError:
-        _not_checked(fmt, "the check ran out of time")
-        return None
+        found = await _off_the_loop(functools.partial(problem, fmt), text, seconds)
     except Unchecked as exc:
         _not_checked(fmt, str(exc))
         return None

@@ -271,9 +271,10 @@ class ResponsesSocket:
             request = parse_create_request({**body, "input": items})
             if frame.generate:
                 with self.slots.hold():  # the same cap as HTTP model requests
-                    plan = await prepare_response(self.backend, request, self.names)
+                    plan = await prepare_response(
+                        self.backend, request, self.names, self.limits.answerCheckSeconds
+                    )
                     plan.response["previous_response_id"] = frame.previous_response_id
-                    plan.check_seconds = self.limits.answerCheckSeconds
                     events = remembering(
                         response_events(self.backend, plan, self.keepalive), self.items
                     )
