@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import time
 from collections.abc import AsyncGenerator, AsyncIterator, Iterator
 from typing import Any
 
@@ -32,6 +33,7 @@ from spec_validation import parse_sse, validate_response, validate_stream
 
 from bridge.backend import ChatRequest, ModelInfo, ResponsePart, TextPart
 from bridge.http_app import create_app
+from bridge.schema_check import SafeSchema, Unchecked
 from bridge.settings import BridgeSettings
 
 TIMEOUT = aiohttp.ClientTimeout(total=60)
@@ -189,6 +191,44 @@ async def test_a_schema_that_can_never_be_checked_is_a_400(
         assert_schema_400(resp.status, (await resp.json())["error"])
 
 
+UNREADABLE = {
+    "$schema-not-a-string": {"$schema": 5},
+    "$schema-a-list": {"$schema": []},
+    "$id-not-a-string": {"$id": 5},
+}
+
+
+@pytest.mark.parametrize("schema", UNREADABLE.values(), ids=UNREADABLE.keys())
+async def test_a_schema_jsonschema_cannot_read_is_a_400(
+    server: BridgeServer, http: aiohttp.ClientSession, schema: dict[str, Any]
+) -> None:
+    async with http.post(f"{server.base_url}/responses", json=body("an object", schema)) as resp:
+        assert resp.status == 400, await resp.text()
+        error = (await resp.json())["error"]
+    assert error["param"] == "text.format.schema"
+
+
+@pytest.mark.timeout(120)
+async def test_validating_a_big_schema_does_not_hold_the_server(
+    server: BridgeServer, http: aiohttp.ClientSession
+) -> None:
+    """6000 small objects in `$defs`: about 5 s of metaschema validation, once on the loop."""
+    node = {"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "integer"}}}
+    schema = {"type": "object", "$defs": {f"d{i}": node for i in range(6000)}}
+    big = asyncio.create_task(
+        http.post(f"{server.base_url}/responses", json=body("an object", schema))
+    )
+    await asyncio.sleep(0.5)  # the body is read: the schema is being validated
+    for _ in range(3):
+        started = time.monotonic()
+        async with http.get(f"{server.root_url}/health") as health:
+            assert health.status == 200
+        assert time.monotonic() - started < 2.5, "the server stalled while validating"
+    async with await asyncio.wait_for(big, 60) as resp:
+        assert resp.status == 200, await resp.text()
+        assert output_text(await resp.json()) == '{"a": 1}'
+
+
 # --------------------------------------------------------------------------- not checked
 
 
@@ -334,3 +374,64 @@ async def test_an_unexpected_error_before_any_part_is_a_500(
                 error = (await resp.json())["error"]
     assert error["code"] == "internal_error" and "secret" not in error["message"]
     assert len(tracebacks(caplog)) == 1
+
+
+# --------------------------------------------------------------------------- every regex bounded
+
+DRAFT_07 = "http://json-schema.org/draft-07/schema#"
+KEY = "a" * 40 + "!"
+
+# Every place jsonschema runs a regular expression, each with the catastrophic pattern.
+REGEX_PLACES = {
+    "pattern": ({"type": "string", "pattern": CATASTROPHIC_PATTERN}, KEY),
+    "patternProperties": ({"patternProperties": {CATASTROPHIC_PATTERN: {}}}, {KEY: 1}),
+    # Before `patternProperties` (keywords run in the schema's order): each place on its own.
+    "additionalProperties": (
+        {"additionalProperties": False, "patternProperties": {CATASTROPHIC_PATTERN: {}}},
+        {KEY: 1},
+    ),
+    "propertyNames": ({"propertyNames": {"pattern": CATASTROPHIC_PATTERN}}, {KEY: 1}),
+    "unevaluatedProperties": (
+        {"unevaluatedProperties": False, "patternProperties": {CATASTROPHIC_PATTERN: {}}},
+        {KEY: 1},
+    ),
+    # A subschema naming its own draft: jsonschema switches validator class there.
+    "pattern-under-own-$schema": (
+        {"properties": {"k": {"$schema": DRAFT_07, "pattern": CATASTROPHIC_PATTERN}}},
+        {"k": KEY},
+    ),
+    "draft-07": ({"$schema": DRAFT_07, "pattern": CATASTROPHIC_PATTERN}, KEY),
+}
+
+
+@pytest.mark.timeout(60)  # Python's `re` would take hours on each
+@pytest.mark.parametrize(("schema", "value"), REGEX_PLACES.values(), ids=REGEX_PLACES.keys())
+def test_every_regular_expression_of_a_schema_is_bounded(
+    schema: dict[str, Any], value: Any
+) -> None:
+    checker = SafeSchema(schema)
+    started = time.monotonic()
+    with pytest.raises(Unchecked):
+        checker.first_error(value, deadline=started + 0.5)
+    assert time.monotonic() - started < 10  # the budget plus slack, not hours
+
+
+def test_a_bounded_check_still_finds_errors() -> None:
+    """The bounds change no verdict: same keyword and place as jsonschema itself."""
+    schema = {
+        "type": "object",
+        "properties": {"id": {"type": "string", "pattern": "^[a-z]+-[0-9]+$"}},
+        "patternProperties": {"^x-": {"type": "integer"}},
+        "additionalProperties": False,
+        "$defs": {"node": {"type": "object", "properties": {"next": {"$ref": "#/$defs/node"}}}},
+    }
+    checker = SafeSchema(schema)
+    deadline = time.monotonic() + 30
+    assert checker.first_error({"id": "ab-12", "x-n": 3}, deadline) is None
+    for value, keyword, path in (
+        ({"id": "AB-12"}, "pattern", ["id"]),
+        ({"x-n": "3"}, "type", ["x-n"]),
+        ({"other": 1}, "additionalProperties", []),
+    ):
+        error = checker.first_error(value, deadline)
+        assert error is not None and (error.validator, list(error.absolute_path)) == (keyword, path)
