@@ -180,6 +180,12 @@ def _add_security_options(serve: argparse.ArgumentParser) -> None:
         metavar="N",
         help="memory for emitted items that `item_reference` inputs may name (default 16 MiB)",
     )
+    serve.add_argument(
+        "--answer-check-seconds",
+        type=float,
+        metavar="SECONDS",
+        help="time to check a structured answer against its JSON Schema (default 2)",
+    )
 
 
 def _add_connection_options(serve: argparse.ArgumentParser) -> None:
@@ -222,6 +228,7 @@ def _security_options(args: argparse.Namespace) -> dict[str, Any]:
             ("headerTimeoutSeconds", args.header_timeout),
             ("keepAliveTimeoutSeconds", args.keep_alive_timeout),
             ("maxConnections", args.max_connections),
+            ("answerCheckSeconds", args.answer_check_seconds),
         )
         if value is not None
     }

@@ -103,7 +103,10 @@ async def create_response(request: web.Request) -> web.StreamResponse:
     check_request_shape(body, request.app[SETTINGS].limits)
     items = request.app[ITEM_CACHE]
     parsed = parse_create_request(resolve_references(body, items))
-    plan = await prepare_response(backend, parsed, request.app[SETTINGS].model_names())
+    settings = request.app[SETTINGS]
+    plan = await prepare_response(
+        backend, parsed, settings.model_names(), settings.limits.answerCheckSeconds
+    )
     if not parsed.stream:
         return strict_json_response(
             await fold_response(remembering(response_events(backend, plan), items))

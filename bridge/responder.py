@@ -6,6 +6,7 @@ folds them into one JSON body (`fold_response`), WebSocket mode sends them as fr
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import dataclass
@@ -28,13 +29,21 @@ from bridge.models import ModelNames
 from bridge.models import resolve_model as resolve_model
 from bridge.request import CreateResponseRequest
 from bridge.response_object import new_response, usage_object
-from bridge.structured_output import OutputFormat, check_answer, output_format
+from bridge.structured_output import (
+    DEFAULT_CHECK_SECONDS,
+    OutputFormat,
+    check_answer,
+    checked_format,
+    output_format,
+)
 from bridge.token_limits import OutputLimit, check_context_length, input_text
 from bridge.tools import ToolTarget, plan_request_tools
 
 log = logging.getLogger(__name__)
 
 TERMINAL_EVENTS = ("response.completed", "response.failed", "response.incomplete")
+INTERNAL_ERROR = "internal_error"
+INTERNAL_MESSAGE = "Internal error in Maestro Bridge."
 JUSTIFICATION = "A Responses API client (such as Codex CLI) asked Maestro Bridge for this answer."
 
 
@@ -46,6 +55,7 @@ class ResponsePlan:
     reasoning_summary: bool
     output_format: OutputFormat | None = None
     input_tokens: int | None = None  # counted by the editor before sending, when it was
+    check_seconds: float = DEFAULT_CHECK_SECONDS  # the answer's structured-output check
 
 
 def _model_options(request: CreateResponseRequest) -> dict[str, Any]:
@@ -97,11 +107,18 @@ async def check_input(backend: Backend, plan: ResponsePlan, model: ModelInfo) ->
 
 
 async def prepare_response(
-    backend: Backend, request: CreateResponseRequest, names: ModelNames
+    backend: Backend,
+    request: CreateResponseRequest,
+    names: ModelNames,
+    check_seconds: float = DEFAULT_CHECK_SECONDS,
 ) -> ResponsePlan:
-    """Model, plan and input check: what every transport does before asking the editor."""
+    """Model, plan and input check: what every transport does before asking the editor.
+
+    `check_seconds` bounds validating a structured-output schema, and later the answer."""
     model = resolve_model(request.model, await backend.list_models(), names)
     plan = plan_response(request, model)
+    plan.output_format = await checked_format(plan.output_format, check_seconds)
+    plan.check_seconds = check_seconds
     await check_input(backend, plan, model)
     return plan
 
@@ -140,12 +157,40 @@ async def response_events(
     """Yield batches of events; closing this iterator early cancels the editor request.
 
     Nothing is yielded before the editor's first part or, with `keepalive_seconds` > 0, the
-    first keepalive (a keepalive event after each that long without a part). An editor
-    failure before that raises its ApiError, so that a stream can still answer with the HTTP
-    status (429 with Retry-After, 403, 404, 502...); after it, the stream ends with
-    `response.failed`.
+    first keepalive (a keepalive event after each that long without a part). A failure before
+    that raises (an editor failure its ApiError), so that a stream can still answer with the
+    HTTP status (429 with Retry-After, 403, 404, 502...); after it, any failure, a bug
+    included, ends the stream with `response.failed`: a client never waits on a cut stream.
     """
     builder = ResponseEventBuilder(plan.response, plan.targets, plan.reasoning_summary)
+    sent = False  # a batch went out: the response's status line is no longer ours to choose
+    batches = _response_batches(backend, plan, builder, keepalive_seconds)
+    try:
+        async with contextlib.aclosing(batches):  # closed now, not when collected
+            async for batch in batches:
+                sent = True
+                yield batch
+    except EditorError as exc:
+        log.warning("The editor failed the request: %s (%s)", exc.message, exc.code)
+        error = from_editor(exc.code, exc.message)
+        if not sent:
+            raise error from None
+        yield builder.fail(error.code or "editor_error", error.message)
+    except ApiError as exc:
+        if not sent:
+            raise
+        log.warning("The response failed: %s (%s)", exc.message, exc.code)
+        yield builder.fail(exc.code or exc.type, exc.message)
+    except Exception:
+        if not sent:
+            raise  # the transport's own handler logs it and answers 500
+        log.exception("Unexpected error in a response; it ends as failed")
+        yield builder.fail(INTERNAL_ERROR, INTERNAL_MESSAGE)
+
+
+async def _response_batches(
+    backend: Backend, plan: ResponsePlan, builder: ResponseEventBuilder, keepalive_seconds: float
+) -> AsyncGenerator[list[Event], None]:
     limit = plan.chat.modelOptions.get("maxOutputTokens")
     limiter = None
     if isinstance(limit, int):
@@ -163,13 +208,6 @@ async def response_events(
                 yield events
             if limiter is not None and limiter.reached:
                 break  # closing the chat below cancels the editor's request
-    except EditorError as exc:
-        log.warning("The editor failed the request: %s (%s)", exc.message, exc.code)
-        error = from_editor(exc.code, exc.message)
-        if not builder.started:
-            raise error from None
-        yield builder.fail(error.code or "editor_error", error.message)
-        return
     finally:
         await chat.aclose()  # closes the editor's chat too
     usage = builder.usage or await _estimate_usage(backend, plan, builder)
@@ -179,10 +217,10 @@ async def response_events(
         # The editor has no stop reason; output that reached the limit was cut by it.
         yield builder.incomplete(usage, "max_output_tokens")
         return
-    events = builder.complete(usage)
+    events = builder.complete(usage)  # closes the answer's message: its text is whole
     answer = _answer_text(plan.response)
     if plan.output_format is not None and answer:
-        check_answer(plan.output_format, answer)
+        await check_answer(plan.output_format, answer, plan.check_seconds)  # never raises
     yield events
 
 
@@ -202,5 +240,7 @@ async def fold_response(events: AsyncIterator[list[Event]]) -> dict[str, Any]:
         )
     if final["status"] == "failed":
         error = final["error"] or {}
+        if error.get("code") == INTERNAL_ERROR:  # a bug, not the editor: 500 as before a part
+            raise ApiError(500, INTERNAL_MESSAGE, type="server_error", code=INTERNAL_ERROR)
         raise from_failure_code(str(error.get("code")), str(error.get("message", "")))
     return final

@@ -12,6 +12,7 @@ DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024  # several base64 images fit
 DEFAULT_WEBSOCKET_MAX_SECONDS = 60 * 60  # OpenAI's WebSocket mode closes after 60 minutes too
 # Emitted items kept for `item_reference` (bridge/item_cache.py): thousands of answers.
 DEFAULT_ITEM_CACHE_BYTES = 16 * 1024 * 1024
+DEFAULT_ANSWER_CHECK_SECONDS = 2.0
 
 
 class Limits(BaseModel):
@@ -39,6 +40,9 @@ class Limits(BaseModel):
     # Open connections (WebSockets included); lowered to fit the process's file descriptor
     # limit. At the cap a new connection closes the longest-idle one, else it gets 503.
     maxConnections: int = Field(default=1024, ge=1)
+    # Checking a structured answer against its JSON Schema (in a worker thread): past this,
+    # the answer is returned "not checked" (a schema can be made to take hours).
+    answerCheckSeconds: float = Field(default=DEFAULT_ANSWER_CHECK_SECONDS, gt=0, le=60)
 
 
 class BridgeSettings(BaseModel):

@@ -277,7 +277,9 @@ class ResponsesSocket:
             request = parse_create_request({**body, "input": items})
             if frame.generate:
                 with self.slots.hold():  # the same cap as HTTP model requests
-                    plan = await prepare_response(self.backend, request, self.names)
+                    plan = await prepare_response(
+                        self.backend, request, self.names, self.limits.answerCheckSeconds
+                    )
                     plan.response["previous_response_id"] = frame.previous_response_id
                     events = remembering(
                         response_events(self.backend, plan, self.keepalive), self.items
