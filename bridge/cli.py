@@ -179,6 +179,20 @@ def _add_security_options(serve: argparse.ArgumentParser) -> None:
         metavar="N",
         help="memory for emitted items that `item_reference` inputs may name (default 16 MiB)",
     )
+    serve.add_argument(
+        "--websocket-kept-bytes",
+        type=int,
+        metavar="N",
+        help="what one WebSocket connection keeps for previous_response_id, images included "
+        "(default 64 MiB; 0 keeps nothing)",
+    )
+    serve.add_argument(
+        "--max-json-values",
+        type=int,
+        metavar="N",
+        help="JSON values (strings, numbers, objects, arrays) one request may hold "
+        "(default 500000)",
+    )
 
 
 def _security_options(args: argparse.Namespace) -> dict[str, Any]:
@@ -189,6 +203,8 @@ def _security_options(args: argparse.Namespace) -> dict[str, Any]:
             ("idleTimeoutSeconds", args.idle_timeout),
             ("totalTimeoutSeconds", args.total_timeout),
             ("itemCacheBytes", args.item_cache_bytes),
+            ("websocketKeptBytes", args.websocket_kept_bytes),
+            ("maxJsonValues", args.max_json_values),
         )
         if value is not None
     }
