@@ -186,6 +186,20 @@ def _add_security_options(serve: argparse.ArgumentParser) -> None:
         metavar="SECONDS",
         help="time to check a structured answer against its JSON Schema (default 2)",
     )
+    serve.add_argument(
+        "--websocket-kept-bytes",
+        type=int,
+        metavar="N",
+        help="what one WebSocket connection keeps for previous_response_id, images included "
+        "(default 64 MiB; 0 keeps nothing)",
+    )
+    serve.add_argument(
+        "--max-json-values",
+        type=int,
+        metavar="N",
+        help="JSON values (strings, numbers, objects, arrays) one request may hold "
+        "(default 500000)",
+    )
 
 
 def _add_connection_options(serve: argparse.ArgumentParser) -> None:
@@ -229,6 +243,8 @@ def _security_options(args: argparse.Namespace) -> dict[str, Any]:
             ("keepAliveTimeoutSeconds", args.keep_alive_timeout),
             ("maxConnections", args.max_connections),
             ("answerCheckSeconds", args.answer_check_seconds),
+            ("websocketKeptBytes", args.websocket_kept_bytes),
+            ("maxJsonValues", args.max_json_values),
         )
         if value is not None
     }

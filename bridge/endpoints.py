@@ -23,9 +23,10 @@ from bridge.errors import ApiError, invalid_request
 from bridge.item_cache import ITEM_CACHE, resolve_references
 from bridge.models import ModelNames, listed_models, resolve_model
 from bridge.request import parse_create_request
+from bridge.request_limits import check_request_shape
 from bridge.responder import plan_response
 from bridge.settings import BridgeSettings
-from bridge.token_limits import input_text
+from bridge.token_limits import chat_input_tokens
 
 ReadJson = Callable[[web.Request], Awaitable[Any]]
 
@@ -58,7 +59,7 @@ async def count_input_tokens(
         if exc.param != "input":
             raise
         return {"object": "response.input_tokens", "input_tokens": 0}  # nothing to read
-    tokens = await backend.count_tokens(model.id, input_text(chat))
+    tokens = await chat_input_tokens(backend, chat)  # images included
     return {"object": "response.input_tokens", "input_tokens": tokens}
 
 
@@ -82,7 +83,9 @@ def add_routes(
     read_json: ReadJson,
 ) -> None:
     async def input_tokens(request: web.Request) -> web.Response:
-        body = resolve_references(await read_json(request), request.app[ITEM_CACHE])
+        body = await read_json(request)
+        check_request_shape(body, request.app[settings].limits)  # the same bounds as creating
+        body = resolve_references(body, request.app[ITEM_CACHE])
         names = request.app[settings].model_names()
         return web.json_response(
             await count_input_tokens(request.app[backend], body, names), dumps=strict_json.dumps

@@ -29,19 +29,38 @@ MODEL_REQUEST_PATHS = frozenset(
 
 def json_depth_exceeded(value: Any, limit: int) -> bool:
     """True when `value` nests arrays/objects more than `limit` deep (iterative: no recursion)."""
-    stack: list[tuple[Any, int]] = [(value, 1)]
-    while stack:
-        node, depth = stack.pop()
-        if isinstance(node, dict):
-            children: Any = node.values()
-        elif isinstance(node, list):
-            children = node
-        else:
-            continue
-        if depth > limit:
-            return True
-        stack.extend((child, depth + 1) for child in children)
-    return False
+    return json_shape(value, limit, sys.maxsize)[0]
+
+
+def json_shape(value: Any, depth_limit: int, max_values: int) -> tuple[bool, int]:
+    """(nested more than `depth_limit` deep, JSON values counted), one level at a time.
+
+    Every object, array, string, number, true/false/null counts as a value (keys do not).
+    The walk stops as soon as the count passes `max_values`, so its cost is bounded by the
+    cap, not by the body: 8 million one-character strings cost as much as the cap allows.
+    Levels are gathered with `list.extend` (C speed), not one Python step per value.
+    """
+    level: list[Any] = [value]
+    depth, counted = 0, 0
+    while level:
+        depth += 1
+        counted += len(level)
+        if counted > max_values:
+            return False, counted
+        deeper: list[Any] = []
+        for node in level:
+            if isinstance(node, dict):
+                deeper.extend(node.values())
+            elif isinstance(node, list):
+                deeper.extend(node)
+            else:
+                continue
+            if depth > depth_limit:
+                return True, counted
+            if counted + len(deeper) > max_values:
+                return False, counted + len(deeper)
+        level = deeper
+    return False, counted
 
 
 def _offered_tools(body: dict[str, Any]) -> int:
@@ -58,15 +77,20 @@ def _offered_tools(body: dict[str, Any]) -> int:
 
 
 def check_request_shape(body: Any, limits: Limits) -> None:
-    """400 for a body nested too deeply or with too many input items or tools."""
+    """400 for a body nested too deeply, with too many JSON values, input items or tools."""
     if isinstance(body, dict):
+        left = limits.maxJsonValues
         for key, value in body.items():
-            if json_depth_exceeded(value, limits.maxJsonDepth - 1):
+            too_deep, counted = json_shape(value, limits.maxJsonDepth - 1, left)
+            if too_deep:
                 raise invalid_request(
                     f"Invalid {key!r}: nested more than {limits.maxJsonDepth} levels deep.",
                     param=str(key),
                     code="nesting_too_deep",
                 )
+            left -= counted
+            if left < 0:
+                raise _too_many_values(limits, param=str(key))
         for name, limit in (("input", limits.maxInputItems), ("tools", limits.maxTools)):
             items = body.get(name)
             if isinstance(items, list) and len(items) > limit:
@@ -84,11 +108,26 @@ def check_request_shape(body: Any, limits: Limits) -> None:
                 param="tools",
                 code="array_above_max_length",
             )
-    elif json_depth_exceeded(body, limits.maxJsonDepth):
+        return
+    too_deep, counted = json_shape(body, limits.maxJsonDepth, limits.maxJsonValues)
+    if too_deep:
         raise invalid_request(
             f"The request body is nested more than {limits.maxJsonDepth} levels deep.",
             code="nesting_too_deep",
         )
+    if counted > limits.maxJsonValues:
+        raise _too_many_values(limits, param=None)
+
+
+def _too_many_values(limits: Limits, param: str | None) -> ApiError:
+    where = f"Invalid {param!r}: the request body" if param else "The request body"
+    return invalid_request(
+        f"{where} holds more than {limits.maxJsonValues} JSON values (strings, numbers, "
+        "objects, arrays), the most one request may hold (limits.maxJsonValues). Send big "
+        "content as one string (text, base64 data) instead of many small values.",
+        param=param,
+        code="too_many_values",
+    )
 
 
 class ModelSlots:

@@ -36,7 +36,7 @@ from bridge.structured_output import (
     checked_format,
     output_format,
 )
-from bridge.token_limits import OutputLimit, check_context_length, input_text
+from bridge.token_limits import OutputLimit, chat_input_tokens, check_context_length
 from bridge.tools import ToolTarget, plan_request_tools
 
 log = logging.getLogger(__name__)
@@ -131,7 +131,7 @@ async def _estimate_usage(
     try:
         input_tokens = plan.input_tokens
         if input_tokens is None:
-            input_tokens = await backend.count_tokens(model, input_text(plan.chat))
+            input_tokens = await chat_input_tokens(backend, plan.chat)
         output = "".join(builder.output_text)
         output_tokens = await backend.count_tokens(model, output) if output else 0
         thought = "".join(builder.reasoning_text)

@@ -10,6 +10,8 @@ from bridge.models import ModelNames
 
 DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024  # several base64 images fit
 DEFAULT_WEBSOCKET_MAX_SECONDS = 60 * 60  # OpenAI's WebSocket mode closes after 60 minutes too
+DEFAULT_WEBSOCKET_KEPT_BYTES = 64 * 1024 * 1024  # a few big images, or a very long session
+DEFAULT_MAX_JSON_VALUES = 500_000
 # Emitted items kept for `item_reference` (bridge/item_cache.py): thousands of answers.
 DEFAULT_ITEM_CACHE_BYTES = 16 * 1024 * 1024
 DEFAULT_ANSWER_CHECK_SECONDS = 2.0
@@ -19,10 +21,16 @@ class Limits(BaseModel):
     model_config = ConfigDict(extra="ignore")
     maxBodyBytes: int = Field(default=DEFAULT_MAX_BODY_BYTES, ge=1024)
     websocketMaxSeconds: float = Field(default=DEFAULT_WEBSOCKET_MAX_SECONDS, gt=0)
+    # What one WebSocket connection keeps for `previous_response_id` (its last conversation,
+    # images included), in bytes of JSON text; past it a continuation is refused. 0 keeps none.
+    websocketKeptBytes: int = Field(default=DEFAULT_WEBSOCKET_KEPT_BYTES, ge=0)
     # Generous for long agent sessions; they bound the work one request can cause.
     maxInputItems: int = Field(default=10_000, ge=1)
     maxTools: int = Field(default=512, ge=0)
     maxJsonDepth: int = Field(default=100, ge=8)
+    # JSON values (strings, numbers, objects, arrays) in one request body: bounds the CPU that
+    # parsing and converting a body can take (a full 10,000-item session holds ~150,000).
+    maxJsonValues: int = Field(default=DEFAULT_MAX_JSON_VALUES, ge=1000)
     # Model requests running at once; more get 429 with Retry-After.
     maxConcurrentRequests: int = Field(default=64, ge=1)
     # Seconds without a part from the editor (reasoning models can think a long while first).

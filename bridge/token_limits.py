@@ -7,7 +7,8 @@ of N bytes has at most N tokens, and text shorter than the limit in bytes is nev
 
 - Input: a request whose text may exceed the model's `maxInputTokens` is counted once, before
   anything is sent; too long -> 400 `context_length_exceeded` instead of a doomed request.
-  Images are not text and are not counted.
+  Images are not text: each adds an estimate from its pixel size (bridge/image_tokens.py,
+  85 to 1,600 tokens), to the free bound and to the count alike.
 - Output: `max_output_tokens` goes to the editor as the model option `maxOutputTokens`, and
   the bridge enforces it as parts stream, since providers may ignore the option. Text is
   counted only when the tokens counted so far plus the bytes since could pass the limit (a
@@ -36,6 +37,7 @@ from bridge.backend import (
     ToolResultPart,
 )
 from bridge.errors import ApiError
+from bridge.image_tokens import messages_image_tokens
 
 log = logging.getLogger(__name__)
 
@@ -59,6 +61,12 @@ def input_text(chat: ChatRequest) -> str:
     return "\n".join(texts)
 
 
+async def chat_input_tokens(backend: Backend, chat: ChatRequest) -> int:
+    """The whole input's tokens: the editor's count of its text, plus the images' estimate."""
+    text_tokens = await backend.count_tokens(chat.model, input_text(chat))
+    return text_tokens + messages_image_tokens(chat.messages)
+
+
 def _bytes(text: str) -> int:
     return len(text.encode("utf-8"))
 
@@ -67,10 +75,11 @@ async def check_context_length(backend: Backend, chat: ChatRequest, model: Model
     """400 `context_length_exceeded` when the input cannot fit; the count, when one was made."""
     window = model.maxInputTokens
     text = input_text(chat)
-    if window <= 0 or _bytes(text) <= window:
+    images = messages_image_tokens(chat.messages)
+    if window <= 0 or _bytes(text) + images <= window:
         return None  # unknown window, or it fits for certain
     try:
-        tokens = await backend.count_tokens(chat.model, text)
+        tokens = await backend.count_tokens(chat.model, text) + images
     except EditorError as exc:
         log.warning("The editor could not count the input tokens (%s); sending anyway", exc.code)
         return None

@@ -18,7 +18,7 @@ import logging
 import time
 import weakref
 from collections.abc import AsyncGenerator, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from aiohttp import WSCloseCode, WSMsgType, web
@@ -75,6 +75,28 @@ class CachedResponse:
 
     id: str
     items: list[Any]
+    # `json_bytes` of `items`, added up turn by turn (bookkeeping: not part of the equality).
+    size: int = field(default=0, compare=False)
+
+
+def json_bytes(value: Any) -> int:
+    """The size of `value` as compact JSON text (characters; base64 images are ASCII)."""
+    return len(strict_json.dumps(value))
+
+
+def conversation_too_large(size: int, limit: int) -> ApiError:
+    """A continuation past what a connection keeps (`limits.websocketKeptBytes`)."""
+    mib = 1024 * 1024
+    return ApiError(
+        400,
+        f"This conversation is {size / mib:.1f} MiB of JSON, more than the {limit / mib:.1f} MiB "
+        "a WebSocket connection keeps for `previous_response_id` (limits.websocketKeptBytes). "
+        "Start again without `previous_response_id` (on this or a new connection), sending the "
+        "full input, or compact the conversation (`/v1/responses/compact`) and continue from "
+        "the compacted input.",
+        param="previous_response_id",
+        code="conversation_too_large",
+    )
 
 
 def frame_error(message: str, *, param: str | None = None) -> ApiError:
@@ -166,11 +188,18 @@ def conversation_input(
     return cached.items + _as_items(new_input)
 
 
-def cached_after(response: dict[str, Any], items: list[Any]) -> CachedResponse | None:
-    """What to keep after a turn: its conversation plus its output, if it produced one."""
+def cached_after(
+    response: dict[str, Any], items: list[Any], size: int = 0
+) -> CachedResponse | None:
+    """What to keep after a turn: its conversation plus its output, if it produced one.
+
+    `size` is that of `items`; the output's is added (its JSON text only: the history
+    before is not encoded again, so keeping costs each turn only what the turn added).
+    """
     if response.get("status") not in _CACHEABLE:
         return None
-    return CachedResponse(str(response["id"]), items + list(response.get("output") or []))
+    output = list(response.get("output") or [])
+    return CachedResponse(str(response["id"]), items + output, size + json_bytes(output))
 
 
 def warmup_events(
@@ -210,6 +239,9 @@ class ResponsesSocket:
         self.items = items
         self.deadline = time.monotonic() + settings.limits.websocketMaxSeconds
         self.cached: CachedResponse | None = None
+        # The last response not kept because its conversation passed websocketKeptBytes: a
+        # continuation of it is told why, not that the id is unknown.
+        self.too_large: tuple[str, int] | None = None  # (response id, conversation size)
         self._turn: asyncio.Task[None] | None = None
         self._send_lock = asyncio.Lock()
 
@@ -269,9 +301,11 @@ class ResponsesSocket:
 
     async def _run_turn(self, frame: CreateFrame) -> None:
         continuing = False
+        size = 0
         try:
             check_request_shape(frame.body, self.limits)
             body = resolve_references(frame.body, self.items)  # the kept history has none
+            size = self._conversation_size(frame.previous_response_id, body.get("input"))
             items = conversation_input(self.cached, frame.previous_response_id, body.get("input"))
             continuing = frame.previous_response_id is not None
             request = parse_create_request({**body, "input": items})
@@ -292,6 +326,8 @@ class ResponsesSocket:
                 )
         except ApiError as exc:
             final = None
+            if exc.code == "conversation_too_large":
+                continuing = True  # what was kept is of no use any more: let it go
             await self._send_quietly(error_event(exc))
         except EditorError as exc:
             final = None
@@ -306,12 +342,33 @@ class ResponsesSocket:
                 500, "Internal error in Maestro Bridge.", type="server_error", code="internal_error"
             )
             await self._send_quietly(error_event(internal))
-        kept = cached_after(final, items) if final is not None else None
+        kept = cached_after(final, items, size) if final is not None else None
+        if kept is not None and kept.size > self.limits.websocketKeptBytes:
+            log.info("WebSocket conversation of %d bytes not kept (over the cap)", kept.size)
+            self.too_large, kept = (kept.id, kept.size), None
+            continuing = True  # drop the previous state too
         if kept is not None:
             self.cached = kept
         elif continuing:
             # A failed continuation must not leave a cached state the client may not share.
             self.cached = None
+
+    def _conversation_size(self, previous_response_id: str | None, new_input: Any) -> int:
+        """The JSON size of the turn's conversation; 400 `conversation_too_large` past the cap.
+
+        Only the new input is measured: the kept part's size was added up as it was kept.
+        """
+        limit = self.limits.websocketKeptBytes
+        if self.too_large is not None and self.too_large[0] == previous_response_id:
+            raise conversation_too_large(self.too_large[1], limit)
+        size = json_bytes(_as_items(new_input))
+        cached = self.cached
+        if cached is not None and previous_response_id == cached.id:
+            size += cached.size
+            if size > limit:
+                self.too_large = (cached.id, size)
+                raise conversation_too_large(size, limit)
+        return size
 
     async def _stream(self, events: AsyncGenerator[list[Event], None]) -> dict[str, Any] | None:
         """Send every event as a frame; the terminal event's response, if one came."""
