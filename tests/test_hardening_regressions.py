@@ -35,6 +35,8 @@ from hypothesis import strategies as st
 from schemathesis.generation import GenerationMode
 from spec_validation import parse_sse, validate_stream
 
+from bridge.bind_policy import is_loopback_host
+
 BODY = json.dumps({"model": "sim-echo", "input": "hi"}).encode()
 CAP = 64  # the default maxConcurrentRequests
 BOUND_SECONDS = 60.0  # against hangs only
@@ -102,6 +104,14 @@ def test_rebinding_host_names_are_refused(bridge_server: BridgeServer, template:
     host = template.format(port=address(bridge_server)[1])
     status, raw = raw_request(bridge_server, [*post_head(host), "Connection: close"], BODY)
     assert error_code(status, raw, 403) == "host_not_allowed", host
+
+
+def test_ipv4_mapped_loopback_is_not_a_local_name() -> None:
+    """Python 3.13's ipaddress calls ::ffff:127.0.0.1 loopback (3.10-3.12 do not): the Host
+    check and the bind check give the same answer on every version."""
+    for name in ("::ffff:127.0.0.1", "[::ffff:127.0.0.1]", "::FFFF:7f00:1"):
+        assert not is_loopback_host(name), name
+    assert is_loopback_host("::1") and is_loopback_host("127.0.0.1")
 
 
 def test_empty_or_missing_host_is_refused(bridge_server: BridgeServer) -> None:
