@@ -35,6 +35,7 @@ from bridge.responder import TERMINAL_EVENTS, prepare_response, resolve_model, r
 from bridge.response_object import new_response, usage_object
 from bridge.settings import BridgeSettings
 from bridge.tools import plan_request_tools
+from bridge.write_bounds import ClientStuck, WriteBounds
 
 log = logging.getLogger(__name__)
 
@@ -197,6 +198,7 @@ class ResponsesSocket:
         settings: BridgeSettings,
         slots: ModelSlots,
         items: ItemCache,
+        transport: asyncio.Transport | None = None,
     ) -> None:
         self.ws = ws
         self.backend = backend
@@ -209,8 +211,19 @@ class ResponsesSocket:
         self.cached: CachedResponse | None = None
         self._turn: asyncio.Task[None] | None = None
         self._send_lock = asyncio.Lock()
+        self.transport = transport
 
-    async def send(self, event: Event) -> None:
+    async def send(self, event: Event, bounds: WriteBounds | None = None) -> None:
+        """Send one frame within `bounds` (a turn's; else one write's); a client that stopped
+        reading gets its connection aborted (ClientStuck, a ConnectionError)."""
+        try:
+            await (bounds or WriteBounds(self.limits)).write(self._send_now(event))
+        except ClientStuck:
+            if self.transport is not None:
+                self.transport.abort()
+            raise
+
+    async def _send_now(self, event: Event) -> None:
         # Turns and the reader both send; a lock keeps each frame whole and in order.
         async with self._send_lock:
             await self.ws.send_str(json.dumps(event, ensure_ascii=False, separators=(",", ":")))
@@ -308,10 +321,11 @@ class ResponsesSocket:
     async def _stream(self, events: AsyncGenerator[list[Event], None]) -> dict[str, Any] | None:
         """Send every event as a frame; the terminal event's response, if one came."""
         final: dict[str, Any] | None = None
+        bounds = WriteBounds(self.limits)  # the whole response, as over HTTP
         try:
             async for batch in events:
                 for event in batch:
-                    await self.send(event)
+                    await self.send(event, bounds)
                     if event["type"] in TERMINAL_EVENTS:
                         final = event["response"]
         finally:
@@ -382,7 +396,7 @@ async def serve_websocket(
     request.app[OPEN_SOCKETS].add(ws)
     log.info("WebSocket connection opened")
     try:
-        await ResponsesSocket(ws, backend, settings, slots, items).run()
+        await ResponsesSocket(ws, backend, settings, slots, items, request.transport).run()
     finally:
         request.app[OPEN_SOCKETS].discard(ws)
         await ws.close()
