@@ -107,7 +107,7 @@ async def test_sse_clients_that_stop_reading_lose_their_slot(
             statuses = await asyncio.gather(
                 status_once_free(session, url, answer), status_once_free(session, url, answer)
             )
-            assert statuses == [200, 200]
+            assert list(statuses) == [200, 200]
         # Both slots were freed, so the server has closed both (reading now cannot revive them).
         assert all(closed_by_server(sock) for sock in sockets)
     server.assert_alive()
