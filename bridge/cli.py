@@ -175,6 +175,12 @@ def _add_security_options(serve: argparse.ArgumentParser) -> None:
     )
     _add_connection_options(serve)
     serve.add_argument(
+        "--write-timeout",
+        type=float,
+        metavar="SECONDS",
+        help="close a stream whose client reads nothing for this long (default 30)",
+    )
+    serve.add_argument(
         "--item-cache-bytes",
         type=int,
         metavar="N",
@@ -237,6 +243,7 @@ def _security_options(args: argparse.Namespace) -> dict[str, Any]:
             ("maxConcurrentRequests", args.max_concurrent),
             ("idleTimeoutSeconds", args.idle_timeout),
             ("totalTimeoutSeconds", args.total_timeout),
+            ("writeTimeoutSeconds", args.write_timeout),
             ("itemCacheBytes", args.item_cache_bytes),
             ("bodyTimeoutSeconds", args.body_timeout),
             ("headerTimeoutSeconds", args.header_timeout),

@@ -111,9 +111,11 @@ async def create_response(request: web.Request) -> web.StreamResponse:
         return strict_json_response(
             await fold_response(remembering(response_events(backend, plan), items))
         )
-    keepalive = request.app[SETTINGS].keepaliveSeconds
+    settings = request.app[SETTINGS]
     return await stream_events(
-        request, remembering(response_events(backend, plan, keepalive), items)
+        request,
+        remembering(response_events(backend, plan, settings.keepaliveSeconds), items),
+        settings.limits,
     )
 
 

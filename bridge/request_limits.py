@@ -21,9 +21,17 @@ from bridge.settings import Limits
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 RETRY_AFTER_SECONDS = 1
-# POST paths that ask the model (WebSocket turns take their slot per `response.create`).
+# POST paths that ask the model or its token counter (WebSocket turns take their slot per
+# `response.create`): a count of a huge input costs the editor as much as an answer.
 MODEL_REQUEST_PATHS = frozenset(
-    {"/v1/responses", "/responses", "/v1/responses/compact", "/responses/compact"}
+    {
+        "/v1/responses",
+        "/responses",
+        "/v1/responses/compact",
+        "/responses/compact",
+        "/v1/responses/input_tokens",
+        "/responses/input_tokens",
+    }
 )
 
 
@@ -190,7 +198,13 @@ class TimedBackend:
         return await self.inner.list_models()
 
     async def count_tokens(self, model: str, text: str) -> int:
-        return await self.inner.count_tokens(model, text)
+        # An editor that takes longer than the idle timeout to count is slow, not gone.
+        try:
+            return await asyncio.wait_for(self.inner.count_tokens(model, text), self.idle)
+        except asyncio.TimeoutError:
+            raise EditorError(
+                "Timeout", f"The editor did not count the tokens within {self.idle:g} s."
+            ) from None
 
     async def chat(self, request: ChatRequest) -> AsyncGenerator[list[ResponsePart], None]:
         parts = self.inner.chat(request)

@@ -36,6 +36,9 @@ class Limits(BaseModel):
     # Seconds without a part from the editor (reasoning models can think a long while first).
     idleTimeoutSeconds: float = Field(default=300.0, gt=0)
     totalTimeoutSeconds: float = Field(default=1800.0, gt=0)
+    # Seconds one write of a stream (SSE, WebSocket) may wait for a client that stopped
+    # reading; then its connection is closed and its model slot freed.
+    writeTimeoutSeconds: float = Field(default=30.0, gt=0)
     # Memory for emitted items that `item_reference` may name; 0 keeps none.
     itemCacheBytes: int = Field(default=DEFAULT_ITEM_CACHE_BYTES, ge=0)
     # A request body must arrive whole within this many seconds (else 408, connection closed);

@@ -17,7 +17,9 @@ from aiohttp import web
 from bridge.errors import ApiError
 from bridge.events import Event
 from bridge.responder import TERMINAL_EVENTS
+from bridge.settings import Limits
 from bridge.sse import DONE, encode_events
+from bridge.write_bounds import ClientStuck, WriteBounds
 
 log = logging.getLogger(__name__)
 
@@ -36,9 +38,13 @@ def _frames(batch: list[Event]) -> bytes:
 
 
 async def stream_events(
-    request: web.Request, events: AsyncGenerator[list[Event], None]
+    request: web.Request, events: AsyncGenerator[list[Event], None], limits: Limits
 ) -> web.StreamResponse:
-    """Write the batches of `events` as SSE; raises what `events` raises before its first."""
+    """Write the batches of `events` as SSE; raises what `events` raises before its first.
+
+    Each write is bounded in time (bridge/write_bounds.py): a client that stops reading has
+    its connection aborted, which ends the stream and the editor request."""
+    bounds = WriteBounds(limits)
     try:
         try:
             first = await anext(events)
@@ -51,10 +57,13 @@ async def stream_events(
             ) from None
         response = web.StreamResponse(headers=SSE_HEADERS)
         try:
-            await response.prepare(request)
-            await response.write(_frames(first))
+            await bounds.write(response.prepare(request))
+            await bounds.write(response.write(_frames(first)))
             async for batch in events:
-                await response.write(_frames(batch))
+                await bounds.write(response.write(_frames(batch)))
+        except ClientStuck:
+            if request.transport is not None:
+                request.transport.abort()  # unsent data is dropped: the client reads nothing
         except (ConnectionResetError, ConnectionError):
             log.info("The client went away; the editor request is cancelled")
         return response

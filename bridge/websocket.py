@@ -36,6 +36,7 @@ from bridge.response_object import new_response, usage_object
 from bridge.settings import BridgeSettings
 from bridge.strict_json import JsonInputError
 from bridge.tools import plan_request_tools
+from bridge.write_bounds import ClientStuck, WriteBounds
 
 log = logging.getLogger(__name__)
 
@@ -229,6 +230,7 @@ class ResponsesSocket:
         settings: BridgeSettings,
         slots: ModelSlots,
         items: ItemCache,
+        transport: asyncio.Transport | None = None,
     ) -> None:
         self.ws = ws
         self.backend = backend
@@ -244,11 +246,22 @@ class ResponsesSocket:
         self.too_large: tuple[str, int] | None = None  # (response id, conversation size)
         self._turn: asyncio.Task[None] | None = None
         self._send_lock = asyncio.Lock()
+        self.transport = transport
 
     def responding(self) -> bool:
         return self._turn is not None and not self._turn.done()
 
-    async def send(self, event: Event) -> None:
+    async def send(self, event: Event, bounds: WriteBounds | None = None) -> None:
+        """Send one frame within `bounds` (a turn's; else one write's); a client that stopped
+        reading gets its connection aborted (ClientStuck, a ConnectionError)."""
+        try:
+            await (bounds or WriteBounds(self.limits)).write(self._send_now(event))
+        except ClientStuck:
+            if self.transport is not None:
+                self.transport.abort()
+            raise
+
+    async def _send_now(self, event: Event) -> None:
         # Turns and the reader both send; a lock keeps each frame whole and in order.
         async with self._send_lock:
             await self.ws.send_str(strict_json.encode(event))
@@ -373,10 +386,11 @@ class ResponsesSocket:
     async def _stream(self, events: AsyncGenerator[list[Event], None]) -> dict[str, Any] | None:
         """Send every event as a frame; the terminal event's response, if one came."""
         final: dict[str, Any] | None = None
+        bounds = WriteBounds(self.limits)  # the whole response, as over HTTP
         try:
             async for batch in events:
                 for event in batch:
-                    await self.send(event)
+                    await self.send(event, bounds)
                     if event["type"] in TERMINAL_EVENTS:
                         final = event["response"]
         finally:
@@ -446,7 +460,7 @@ async def serve_websocket(
     await ws.prepare(request)
     request.app[OPEN_SOCKETS].add(ws)
     log.info("WebSocket connection opened")
-    socket = ResponsesSocket(ws, backend, settings, slots, items)
+    socket = ResponsesSocket(ws, backend, settings, slots, items, request.transport)
     watch_responses(request, socket.responding)  # idle: may be closed when connections run short
     try:
         await socket.run()

@@ -27,13 +27,21 @@ class EditorStartError(RuntimeError):
 
 
 class PartSender:
-    """Sends a chat's parts, several per notification when they queue up within a loop turn."""
+    """Sends a chat's parts, several per notification when they queue up within a loop turn.
 
-    def __init__(self, protocol: EditorConnection, chat_id: str) -> None:
+    Flow control (docs/protocol.md): with a `window` from the server, at most that many parts
+    are sent and not yet acknowledged by `maestro/chatAck`; `blocked` tells the chat to wait
+    for `credit()` before it reads more of the model's stream.
+    """
+
+    def __init__(self, protocol: EditorConnection, chat_id: str, window: int | None) -> None:
         self._protocol = protocol
         self._chat_id = chat_id
         self._buffer: list[dict[str, Any]] = []
         self._scheduled = False
+        self._window = window
+        self._unacked = 0  # parts handed to add() (sent or about to be) and not acknowledged
+        self._credit = asyncio.Event()
 
     def add(self, part: ResponsePart) -> None:
         # Text parts are nearly every part of a stream: their JSON needs no model_dump.
@@ -41,15 +49,39 @@ class PartSender:
             self._buffer.append({"type": "text", "value": part.value})
         else:
             self._buffer.append(part.model_dump(exclude_none=True))
+        self._unacked += 1
         if not self._scheduled:
             self._scheduled = True
             asyncio.get_running_loop().call_soon(self.flush)
+
+    @property
+    def blocked(self) -> bool:
+        return self._window is not None and self._unacked >= self._window
+
+    async def credit(self) -> None:
+        """Until the server has acknowledged enough parts to send more."""
+        self.flush()  # what the server has not seen yet cannot be acknowledged
+        while self.blocked:
+            self._credit.clear()
+            await self._credit.wait()
+
+    def acknowledged(self, parts: int) -> None:
+        self._unacked = max(0, self._unacked - parts)
+        self._credit.set()
 
     def flush(self) -> None:
         self._scheduled = False
         if self._buffer:
             parts, self._buffer = self._buffer, []
             self._protocol.notify_raw(rpc.CHAT_PARTS, {"chatId": self._chat_id, "parts": parts})
+
+
+def chat_window(params: Any) -> int | None:
+    """The `window` of `maestro/chat` params; None (no flow control) from an older server."""
+    window = params.get("window") if isinstance(params, dict) else None
+    if isinstance(window, int) and not isinstance(window, bool) and window > 0:
+        return window
+    return None
 
 
 class HeadlessEditor:
@@ -61,6 +93,7 @@ class HeadlessEditor:
         self.url: str | None = None
         self._ready: asyncio.Future[dict[str, Any]] | None = None
         self._reader_task: asyncio.Task[None] | None = None
+        self._senders: dict[str, PartSender] = {}  # open chats, for their acks
         self._register_handlers()
 
     # -- what the language server asks of the editor -----------------------------------------
@@ -80,6 +113,15 @@ class HeadlessEditor:
         async def chat(params: Any) -> dict[str, Any]:
             return await self._chat(params)
 
+        @client.feature(rpc.CHAT_ACK)
+        def chat_ack(params: Any) -> None:
+            if not isinstance(params, dict):
+                return
+            sender = self._senders.get(str(params.get("chatId")))
+            parts = params.get("parts")
+            if sender is not None and isinstance(parts, int) and not isinstance(parts, bool):
+                sender.acknowledged(parts)
+
         @client.feature(rpc.SERVER_READY)
         def server_ready(params: Any) -> None:
             if self._ready is not None and not self._ready.done():
@@ -95,15 +137,21 @@ class HeadlessEditor:
             request = ChatRequest.model_validate(params)
         except ValidationError as exc:
             raise RpcError(INVALID_PARAMS, f"Malformed chat request: {exc}") from None
-        sender = PartSender(self.protocol, str(params.get("chatId")))
+        chat_id = str(params.get("chatId"))
+        sender = PartSender(self.protocol, chat_id, chat_window(params))
+        self._senders[chat_id] = sender
         try:
             async for part in self.model.respond(request, self.script):
                 sender.add(part)
+                if sender.blocked:
+                    await sender.credit()  # the model's stream waits with us
         except EditorError as exc:
             sender.flush()
             raise RpcError(
                 rpc.EDITOR_ERROR_CODES.get(exc.code, -32000), exc.message, {"code": exc.code}
             ) from None
+        finally:
+            self._senders.pop(chat_id, None)
         sender.flush()  # every part goes out before the reply that ends the chat
         return {}
 

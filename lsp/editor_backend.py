@@ -20,11 +20,11 @@ from bridge.backend import (
     ResponsePart,
 )
 from lsp import rpc
+from lsp.chat_stream import ChatStream
 
 log = logging.getLogger(__name__)
 
 REQUEST_TIMEOUT = 30.0  # models and token counts; chats stream for as long as the model talks
-_END = object()
 
 
 def editor_error(exc: BaseException) -> EditorError:
@@ -45,7 +45,7 @@ def editor_error(exc: BaseException) -> EditorError:
 class EditorBackend:
     def __init__(self, protocol: Any) -> None:
         self._protocol = protocol
-        self._streams: dict[str, asyncio.Queue[Any]] = {}
+        self._streams: dict[str, ChatStream] = {}
         self._ids = itertools.count(1)
         self._models: list[ModelInfo] | None = None
         self._gone = False
@@ -63,16 +63,17 @@ class EditorBackend:
             message = _CHAT_PARTS_MESSAGE.validate_json(body)
         except ValidationError:
             return False
-        queue = self._streams.get(message.params.chatId)
-        if queue is not None:
-            queue.put_nowait(message.params.parts)
+        stream = self._streams.get(message.params.chatId)
+        if stream is not None:
+            stream.put(message.params.parts)
         return True
 
     def on_chat_parts(self, params: Any) -> None:
         """`maestro/chatParts` that the fast path declined: parts checked one by one."""
-        queue = self._streams.get(str(params.get("chatId"))) if isinstance(params, dict) else None
-        if queue is not None:
-            queue.put_nowait(_parse_parts(params.get("parts") or []))
+        stream = self._streams.get(str(params.get("chatId"))) if isinstance(params, dict) else None
+        if stream is not None:
+            raw = params.get("parts") or []
+            stream.put(_parse_parts(raw), len(raw) if isinstance(raw, list) else 0)
 
     def forget_models(self) -> None:
         self._models = None
@@ -83,8 +84,8 @@ class EditorBackend:
             return
         self._gone = True
         log.warning("The editor closed the connection; model requests now fail")
-        for queue in self._streams.values():
-            queue.put_nowait(_END)
+        for stream in self._streams.values():
+            stream.end()
         # Requests in flight (models, token counts) will never be answered either.
         for msg_id, future in list(self._protocol._request_futures.items()):
             if not str(msg_id).startswith("chat-") and not future.done():
@@ -112,8 +113,9 @@ class EditorBackend:
                 self._protocol.send_request_async(method, params, msg_id=msg_id), REQUEST_TIMEOUT
             )
         except asyncio.TimeoutError:
+            # The editor is there but slow (a huge token count): a timeout, not its absence.
             raise EditorError(
-                "Unavailable", f"The editor did not answer {method} within {REQUEST_TIMEOUT:.0f} s."
+                "Timeout", f"The editor did not answer {method} within {REQUEST_TIMEOUT:.0f} s."
             ) from None
         except Exception as exc:
             raise editor_error(exc) from None
@@ -142,9 +144,13 @@ class EditorBackend:
     async def chat(self, request: ChatRequest) -> AsyncGenerator[list[ResponsePart], None]:
         self._check_alive()
         chat_id = f"chat-{next(self._ids)}"
-        queue: asyncio.Queue[Any] = asyncio.Queue()
-        self._streams[chat_id] = queue
-        params = {"chatId": chat_id, **request.model_dump(exclude_none=True)}
+        stream = ChatStream(lambda parts: self._acknowledge(chat_id, parts))
+        self._streams[chat_id] = stream
+        params = {
+            "chatId": chat_id,
+            **request.model_dump(exclude_none=True),
+            "window": stream.window,
+        }
         # The request id doubles as the chat id, so `$/cancelRequest` can name it.
         try:
             future = self._protocol.send_request(rpc.CHAT, params, msg_id=chat_id)
@@ -153,18 +159,12 @@ class EditorBackend:
             self._forget(chat_id)
             raise editor_error(exc) from None
         # Runs on the loop thread, after every chatParts the editor sent before its reply.
-        future.add_done_callback(lambda _: queue.put_nowait(_END))
+        future.add_done_callback(lambda _: stream.end())
         finished = False
         try:
             while True:
-                batch = await queue.get()
-                while batch is not _END and not queue.empty():
-                    more = queue.get_nowait()  # parts that queued up go out together
-                    if more is _END:
-                        queue.put_nowait(_END)
-                        break
-                    batch.extend(more)
-                if batch is _END:
+                batch = await stream.take()
+                if batch is None:
                     finished = True
                     break
                 if batch:
@@ -178,6 +178,10 @@ class EditorBackend:
             if not finished:
                 self._cancel(chat_id, future)
             self._forget(chat_id)
+
+    def _acknowledge(self, chat_id: str, parts: int) -> None:
+        if not self._gone:
+            self._protocol.notify_raw(rpc.CHAT_ACK, {"chatId": chat_id, "parts": parts})
 
     def _forget(self, msg_id: str) -> None:
         # pygls keeps a request's result type until a *successful* reply arrives: an error

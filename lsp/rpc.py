@@ -28,6 +28,7 @@ PROTOCOL_VERSION = 1
 MODELS = "maestro/models"
 CHAT = "maestro/chat"
 CHAT_PARTS = "maestro/chatParts"
+CHAT_ACK = "maestro/chatAck"
 COUNT_TOKENS = "maestro/countTokens"
 MODELS_CHANGED = "maestro/modelsChanged"
 SERVER_READY = "maestro/serverReady"
@@ -37,7 +38,7 @@ CANCEL_REQUEST = "$/cancelRequest"
 STATS = "maestro/stats"
 
 REQUESTS = {MODELS, CHAT, COUNT_TOKENS, STATS}
-NOTIFICATIONS = {CHAT_PARTS, MODELS_CHANGED, SERVER_READY, SERVER_FAILED, SERVER_STANDBY}
+NOTIFICATIONS = {CHAT_PARTS, CHAT_ACK, MODELS_CHANGED, SERVER_READY, SERVER_FAILED, SERVER_STANDBY}
 
 # JSON-RPC error codes carrying the editor's LanguageModelError codes.
 EDITOR_ERROR_CODES = {

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 from typing import Any
 
@@ -10,14 +9,15 @@ import pytest
 
 from bridge.backend import TextPart, ToolCallPart
 from lsp import rpc
+from lsp.chat_stream import ChatStream
 from lsp.editor_backend import EditorBackend
 
 
-def backend_with_stream(chat_id: str = "chat-1") -> tuple[EditorBackend, asyncio.Queue[Any]]:
+def backend_with_stream(chat_id: str = "chat-1") -> tuple[EditorBackend, ChatStream]:
     backend = EditorBackend(protocol=None)
-    queue: asyncio.Queue[Any] = asyncio.Queue()
-    backend._streams[chat_id] = queue
-    return backend, queue
+    stream = ChatStream(lambda parts: None)
+    backend._streams[chat_id] = stream
+    return backend, stream
 
 
 def body(message: dict[str, Any]) -> bytes:
@@ -34,7 +34,7 @@ async def test_well_formed_parts_are_taken_by_the_fast_path() -> None:
     call = {"type": "toolCall", "callId": "c1", "name": "ls", "input": {"$schema": 1}}
     parts = [{"type": "text", "value": "Hi", "future": 1}, call]
     assert backend.on_chat_parts_json(body(notification(parts)))
-    assert queue.get_nowait() == [
+    assert await queue.take() == [
         TextPart(value="Hi"),
         ToolCallPart(callId="c1", name="ls", input={"$schema": 1}),
     ]
@@ -52,17 +52,17 @@ async def test_well_formed_parts_are_taken_by_the_fast_path() -> None:
 async def test_anything_else_is_declined(message: dict[str, Any]) -> None:
     backend, queue = backend_with_stream()
     assert not backend.on_chat_parts_json(body(message))
-    assert queue.empty()
+    assert queue.queued == 0
 
 
 async def test_the_general_path_keeps_the_good_parts_of_a_malformed_batch() -> None:
     backend, queue = backend_with_stream()
     parts = [{"type": "text", "value": "ok"}, {"type": "text"}, {"type": "text", "value": "!"}]
     backend.on_chat_parts(notification(parts)["params"])
-    assert queue.get_nowait() == [TextPart(value="ok"), TextPart(value="!")]
+    assert await queue.take() == [TextPart(value="ok"), TextPart(value="!")]
 
 
 async def test_parts_for_an_unknown_chat_are_dropped() -> None:
     backend, queue = backend_with_stream("chat-2")
     assert backend.on_chat_parts_json(body(notification([{"type": "text", "value": "x"}])))
-    assert queue.empty()
+    assert queue.queued == 0

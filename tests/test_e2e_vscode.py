@@ -129,6 +129,19 @@ def test_streams_text_from_the_provider(client: OpenAI, vscode: VSCodeHost) -> N
     }
 
 
+def test_a_long_answer_flows_through_the_window(client: OpenAI) -> None:
+    """More parts than the flow-control window (4096): the extension waits for the server's
+    `maestro/chatAck` credit and resumes, so every part arrives, in order, and nothing stalls."""
+    count = 20_000
+    with client.with_options(timeout=60).responses.stream(
+        model=MODEL, input=f"[many {count}]"
+    ) as stream:
+        deltas = [e.delta for e in stream if e.type == "response.output_text.delta"]
+        final = stream.get_final_response()
+    assert "".join(deltas) == "w " * count
+    assert final.status == "completed"
+
+
 def test_function_tool_round_trip(client: OpenAI, vscode: VSCodeHost) -> None:
     question = "What is the weather in Paris?"
     first = client.responses.create(model=MODEL, input=question, tools=[WEATHER_TOOL])

@@ -105,6 +105,8 @@ export function parseChatParams(v: unknown): ChatParams {
     modelOptions: isObject(v.modelOptions) ? v.modelOptions : {},
   };
   if (typeof v.justification === 'string') params.justification = v.justification;
+  // An older server sends no window: then there is no flow control.
+  if (typeof v.window === 'number' && Number.isInteger(v.window) && v.window > 0) params.window = v.window;
   return params;
 }
 

@@ -9,7 +9,9 @@ import {
   type LmFactory, type PartKind,
 } from './convert';
 import type { Logger } from './logging';
-import { EditorErrorCodes, Methods, REQUEST_CANCELLED, type ModelInfo, type ResponsePart } from './protocol';
+import {
+  EditorErrorCodes, Methods, REQUEST_CANCELLED, type ChatAckParams, type ModelInfo, type ResponsePart,
+} from './protocol';
 
 /** What lm.ts needs of the language client: sending notifications. */
 export interface Notifier {
@@ -51,6 +53,8 @@ function rpcError(err: unknown): ResponseError<unknown> {
 
 export class LmEndpoint implements vscode.Disposable {
   private inFlight = 0;
+  /** The open chats' batchers, for their `maestro/chatAck`. */
+  private readonly batchers = new Map<string, PartBatcher>();
   private readonly toldAccessMissing = new Set<string>();
   private readonly changes = new vscode.EventEmitter<number>();
   /** Fires with the number of chats in flight whenever it changes. */
@@ -111,9 +115,16 @@ export class LmEndpoint implements vscode.Disposable {
       this.log.debug(`${chatId}: cancelled by the server`);
       source.cancel();
     });
-    const batcher = new PartBatcher((parts: ResponsePart[]) =>
-      this.notifier.sendNotification(Methods.chatParts, { chatId, parts }),
+    const batcher = new PartBatcher(
+      (parts: ResponsePart[]) => this.notifier.sendNotification(Methods.chatParts, { chatId, parts }),
+      undefined,
+      request.window,
     );
+    this.batchers.set(chatId, batcher);
+    // Waiting for credit ends when the server cancels the chat.
+    const cancelledWhileWaiting = new Promise<void>((resolve) => {
+      source.token.onCancellationRequested(() => resolve());
+    });
     let wasCancelled = false;
     this.setInFlight(+1);
     try {
@@ -129,6 +140,9 @@ export class LmEndpoint implements vscode.Disposable {
         if (wire) {
           if (this.log.enabled('trace')) this.log.trace(`${chatId} part: ${JSON.stringify(wire)}`);
           batcher.add(wire);
+          // A client that reads slowly: stop reading the model's stream until the server catches up.
+          if (batcher.blocked) await Promise.race([batcher.credit(), cancelledWhileWaiting]);
+          if (source.token.isCancellationRequested) break;
         } else {
           this.log.debug(`${chatId}: skipped a part the protocol has no shape for`);
         }
@@ -144,6 +158,7 @@ export class LmEndpoint implements vscode.Disposable {
       throw e;
     } finally {
       wasCancelled = source.token.isCancellationRequested;
+      this.batchers.delete(chatId);
       this.setInFlight(-1);
       onCancel.dispose();
       source.dispose();
@@ -151,6 +166,13 @@ export class LmEndpoint implements vscode.Disposable {
     if (wasCancelled) throw cancelled();
     this.log.debug(`${chatId}: done`);
     return {};
+  }
+
+  /** `maestro/chatAck`: the server consumed parts of a chat, which may send more. */
+  chatAck(params: unknown): void {
+    const p = (params ?? {}) as Partial<ChatAckParams>;
+    if (typeof p.chatId !== 'string' || typeof p.parts !== 'number') return;
+    this.batchers.get(p.chatId)?.acknowledged(p.parts);
   }
 
   /** Once per model: the user has not allowed us to use it, and how to allow it. */

@@ -12,6 +12,7 @@ export const LIMIT_NAMES = [
   'maxConcurrentRequests',
   'idleTimeoutSeconds',
   'totalTimeoutSeconds',
+  'writeTimeoutSeconds',
   'websocketMaxSeconds',
   'itemCacheBytes',
 ] as const satisfies ReadonlyArray<keyof Limits>;

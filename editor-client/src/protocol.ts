@@ -7,6 +7,7 @@ export const Methods = {
   models: 'maestro/models',
   chat: 'maestro/chat',
   chatParts: 'maestro/chatParts',
+  chatAck: 'maestro/chatAck',
   countTokens: 'maestro/countTokens',
   modelsChanged: 'maestro/modelsChanged',
   serverReady: 'maestro/serverReady',
@@ -62,7 +63,12 @@ export interface ChatParams {
   toolMode: 'auto' | 'required';
   modelOptions: Record<string, unknown>;
   justification?: string;
+  /** Flow control: parts this chat may have sent and not yet acknowledged (absent: no limit). */
+  window?: number;
 }
+
+/** `maestro/chatAck`: the server consumed `parts` more parts of the chat. */
+export interface ChatAckParams { chatId: string; parts: number }
 
 export interface CountTokensParams { model: string; text: string }
 
@@ -75,6 +81,7 @@ export interface Limits {
   maxConcurrentRequests?: number;
   idleTimeoutSeconds?: number;
   totalTimeoutSeconds?: number;
+  writeTimeoutSeconds?: number;
   websocketMaxSeconds?: number;
   itemCacheBytes?: number;
 }

@@ -77,6 +77,7 @@ export class BridgeServer implements vscode.Disposable {
     client.onRequest(Methods.countTokens, (params: unknown, token: vscode.CancellationToken) =>
       endpoint.countTokens(params, token),
     );
+    client.onNotification(Methods.chatAck, (p: unknown) => endpoint.chatAck(p));
     client.onNotification(Methods.serverReady, (p: ServerReadyParams) => events.ready(p));
     client.onNotification(Methods.serverStandby, (p: ServerStandbyParams) => events.standby(p));
     client.onNotification(Methods.serverFailed, (p: ServerFailedParams) => events.failed(p.message));

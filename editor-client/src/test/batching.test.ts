@@ -52,3 +52,31 @@ describe('PartBatcher', () => {
     assert.deepEqual(sent, ['kept']);
   });
 });
+
+describe('PartBatcher flow control', () => {
+  it('blocks at the window, flushes, and resumes when the server acknowledges', async () => {
+    const sent: ResponsePart[][] = [];
+    const batcher = new PartBatcher((parts) => { sent.push(parts); }, () => undefined, 3);
+    batcher.add(text('a'));
+    batcher.add(text('b'));
+    assert.equal(batcher.blocked, false);
+    batcher.add(text('c'));
+    assert.equal(batcher.blocked, true);
+    let resumed = false;
+    const waiting = batcher.credit().then(() => { resumed = true; });
+    await new Promise((r) => setImmediate(r));
+    assert.equal(resumed, false);
+    assert.deepEqual(sent, [[text('a'), text('b'), text('c')]]); // sent before waiting
+    batcher.acknowledged(2);
+    await waiting;
+    assert.equal(resumed, true);
+    assert.equal(batcher.blocked, false);
+  });
+
+  it('never blocks without a window (an older server)', async () => {
+    const batcher = new PartBatcher(() => undefined, () => undefined);
+    for (let i = 0; i < 10_000; i += 1) batcher.add(text('w'));
+    assert.equal(batcher.blocked, false);
+    await batcher.credit();
+  });
+});

@@ -44,6 +44,13 @@ describe('parseChatParams', () => {
     assert.equal(p.justification, 'why');
   });
 
+  it('keeps a positive integer flow-control window and ignores any other', () => {
+    assert.equal(parseChatParams(chat({ window: 4096 })).window, 4096);
+    for (const window of [0, -1, 1.5, '8', null]) {
+      assert.equal('window' in parseChatParams(chat({ window })), false);
+    }
+  });
+
   it('reads every message part', () => {
     const p = parseChatParams(chat({
       messages: [

@@ -4,6 +4,7 @@
 //   a tool result               -> "<tool name> returned: <result text>"
 //   text with "[slow]"          -> "tick " every 50 ms until the request is cancelled (recorded)
 //   text with "[think]"         -> a thinking part (proposed API), then "Thought about it."
+//   text with "[many N]"        -> N parts "w " as fast as the stream takes them (flow control)
 //   text with "[notfound]"      -> throws LanguageModelError.NotFound
 //   text with "[blocked]"       -> throws LanguageModelError.Blocked
 //   text with "weather" + tools -> "Let me check." and a call of the first tool with {city: "Paris"}
@@ -48,6 +49,15 @@ async function respond(model, messages, options, progress, token) {
       await sleep(50);
     }
     record({ event: token.isCancellationRequested ? 'cancelled' : 'slow-timeout', text });
+    return;
+  }
+  const many = /\[many (\d+)\]/.exec(text);
+  if (many) {
+    const count = Number(many[1]);
+    for (let i = 0; i < count && !token.isCancellationRequested; i += 1) {
+      progress.report(new vscode.LanguageModelTextPart('w '));
+      if (i % 256 === 0) await sleep(0); // a real stream arrives in chunks
+    }
     return;
   }
   if (text.includes('[think]')) {
