@@ -19,7 +19,7 @@ from collections.abc import Awaitable, Callable
 from aiohttp import web
 from aiohttp.typedefs import Middleware
 
-from bridge.errors import ApiError
+from bridge.errors import ApiError, invalid_request
 from bridge.request_limits import RETRY_AFTER_SECONDS
 from bridge.settings import Limits
 
@@ -83,13 +83,13 @@ def read_body_first(limits: Limits) -> Middleware:
                 # wait_for, not asyncio.timeout: Python 3.10 is supported.
                 await asyncio.wait_for(_receive(request, budget, taken), seconds)
             except asyncio.TimeoutError:
-                return await _close_with_timeout(request, seconds)
+                return await _answer_and_close(request, body_timeout_error(seconds))
             except (web.HTTPException, ApiError):
                 raise
             except Exception:
-                # A body that cannot be decoded (a bad Content-Encoding): aiohttp raises the
-                # same error again to the handler that reads it, which answers it.
-                pass
+                # A body that cannot be decoded (a bad Content-Encoding): the rest of the
+                # stream cannot be framed either, so the connection must not be reused.
+                return await _answer_and_close(request, undecodable_body_error())
             return await handler(request)
         finally:
             budget.in_use -= sum(taken)
@@ -97,8 +97,15 @@ def read_body_first(limits: Limits) -> Middleware:
     return body_deadline
 
 
-async def _close_with_timeout(request: web.Request, seconds: float) -> web.StreamResponse:
-    error = body_timeout_error(seconds)
+def undecodable_body_error() -> ApiError:
+    return invalid_request(
+        "The request body could not be decoded as its Content-Encoding says; "
+        "the connection is closed.",
+        code="invalid_body",
+    )
+
+
+async def _answer_and_close(request: web.Request, error: ApiError) -> web.StreamResponse:
     response = web.json_response(error.body(), status=error.status)
     response.force_close()  # `Connection: close`
     await response.prepare(request)

@@ -77,16 +77,7 @@ async def errors_middleware(request: web.Request, handler: Handler) -> web.Strea
 
 
 async def _read_json(request: web.Request) -> Any:
-    try:
-        raw = await request.read()
-    except web.RequestPayloadError:  # a compressed body that does not decompress
-        # Nothing more of it can be read: without this aiohttp tries to drain it after the
-        # answer and logs the same failure again, with a traceback, as "Unhandled exception".
-        request.content.feed_eof()
-        raise invalid_request(
-            "The request body could not be decoded as its Content-Encoding says.",
-            code="invalid_body",
-        ) from None
+    raw = await request.read()  # read already, within its deadline (bridge/body_deadline.py)
     try:
         return strict_json.decode(raw)
     except JsonInputError as exc:
