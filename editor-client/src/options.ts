@@ -15,11 +15,18 @@ export const LIMIT_NAMES = [
   'writeTimeoutSeconds',
   'websocketMaxSeconds',
   'itemCacheBytes',
+  'bodyTimeoutSeconds',
+  'headerTimeoutSeconds',
+  'keepAliveTimeoutSeconds',
+  'maxConnections',
+  'answerCheckSeconds',
+  'websocketKeptBytes',
+  'maxJsonValues',
 ] as const satisfies ReadonlyArray<keyof Limits>;
 
 const INTEGER_LIMITS: ReadonlySet<string> = new Set([
   'maxBodyBytes', 'maxInputItems', 'maxTools', 'maxJsonDepth', 'maxConcurrentRequests',
-  'itemCacheBytes',
+  'itemCacheBytes', 'maxConnections', 'websocketKeptBytes', 'maxJsonValues',
 ]);
 
 /** The settings (below `maestroBridge.`) passed on only when the user set them. */

@@ -84,6 +84,13 @@ export interface Limits {
   writeTimeoutSeconds?: number;
   websocketMaxSeconds?: number;
   itemCacheBytes?: number;
+  bodyTimeoutSeconds?: number;
+  headerTimeoutSeconds?: number;
+  keepAliveTimeoutSeconds?: number;
+  maxConnections?: number;
+  answerCheckSeconds?: number;
+  websocketKeptBytes?: number;
+  maxJsonValues?: number;
 }
 
 export interface InitializationOptions {
