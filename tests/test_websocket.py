@@ -17,7 +17,7 @@ from bridge.cli import _parser
 from bridge.errors import ApiError
 from bridge.request import parse_create_request
 from bridge.settings import BridgeSettings
-from bridge.websocket import (
+from bridge.websocket_frames import (
     CachedResponse,
     cached_after,
     conversation_input,
