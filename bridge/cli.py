@@ -126,7 +126,7 @@ def _http_url(text: str) -> str:
 
 
 def _alias(text: str) -> tuple[str, str]:
-    from bridge.models import parse_alias
+    from bridge.core.models import parse_alias
 
     try:
         return parse_alias(text)
@@ -209,7 +209,7 @@ def _add_security_options(serve: argparse.ArgumentParser) -> None:
 
 
 def _add_connection_options(serve: argparse.ArgumentParser) -> None:
-    """Bounds on connections (bridge/connection_limits.py, bridge/body_deadline.py)."""
+    """Bounds on connections (bridge/http/connection_limits.py, bridge/http/body_deadline.py)."""
     serve.add_argument(
         "--body-timeout",
         type=_positive_seconds,
@@ -285,7 +285,7 @@ def main(argv: list[str] | None = None) -> int:
 def _serve(args: argparse.Namespace) -> int:
     from pydantic import ValidationError
 
-    from bridge.bind_policy import BindRefused, check_bind
+    from bridge.http.bind_policy import BindRefused, check_bind
     from bridge.log_redaction import redact_logs
     from bridge.settings import BridgeSettings
     from headless_editor.script import ScriptError, load_script

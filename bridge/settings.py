@@ -6,13 +6,13 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from bridge.models import ModelNames
+from bridge.core.models import ModelNames
 
 DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024  # several base64 images fit
 DEFAULT_WEBSOCKET_MAX_SECONDS = 60 * 60  # OpenAI's WebSocket mode closes after 60 minutes too
 DEFAULT_WEBSOCKET_KEPT_BYTES = 64 * 1024 * 1024  # a few big images, or a very long session
 DEFAULT_MAX_JSON_VALUES = 500_000
-# Emitted items kept for `item_reference` (bridge/item_cache.py): thousands of answers.
+# Emitted items kept for `item_reference` (bridge/responses/item_cache.py): thousands of answers.
 DEFAULT_ITEM_CACHE_BYTES = 16 * 1024 * 1024
 DEFAULT_ANSWER_CHECK_SECONDS = 2.0
 
@@ -74,7 +74,8 @@ class BridgeSettings(BaseModel):
     limits: Limits = Field(default_factory=Limits)
     # Seconds of model silence on a stream before a `keepalive` event; 0 turns it off.
     keepaliveSeconds: float = Field(default=10.0, ge=0)
-    # Requested name -> editor model id, and the model for names nobody mapped (bridge/models.py).
+    # Requested name -> editor model id, and the model for names nobody mapped
+    # (bridge/core/models.py).
     modelAliases: dict[str, str] = Field(default_factory=dict)
     defaultModel: str | None = None
 

@@ -13,7 +13,7 @@ import json
 import re
 from collections.abc import AsyncIterator
 
-from bridge.backend import ChatRequest, DataPart, ModelInfo, ResponsePart, TextPart
+from bridge.core.backend import ChatRequest, DataPart, ModelInfo, ResponsePart, TextPart
 
 BENCH_MODEL = ModelInfo(
     id="sim-bench",

@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from bridge.backend import ChatRequest, EditorError, ResponsePart, TextPart
+from bridge.core.backend import ChatRequest, EditorError, ResponsePart, TextPart
 from headless_editor.jsonrpc import INVALID_PARAMS, EditorConnection, RpcError
 from headless_editor.script import Script
 from headless_editor.simulated_model import SimulatedModel

@@ -15,7 +15,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from bridge import strict_json
+from bridge.core import strict_json
 from lsp import rpc
 
 log = logging.getLogger(__name__)

@@ -28,7 +28,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
-from bridge.backend import (
+from bridge.core.backend import (
     ChatMessage,
     EditorErrorCode,
     MessagePart,

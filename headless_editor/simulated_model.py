@@ -14,7 +14,7 @@ import math
 from collections.abc import AsyncIterator
 from typing import Any
 
-from bridge.backend import (
+from bridge.core.backend import (
     ChatMessage,
     ChatRequest,
     DataPart,

@@ -8,7 +8,7 @@ import json
 import re
 from typing import Any
 
-from bridge.backend import ChatMessage, ChatTool, DataPart, MessagePart, TextPart, ToolCallPart
+from bridge.core.backend import ChatMessage, ChatTool, DataPart, MessagePart, TextPart, ToolCallPart
 
 # A token is a word piece of at most 4 characters or one punctuation character. The whitespace
 # before it rides along, so the pieces of a text concatenate back to exactly that text.

@@ -15,7 +15,7 @@ import asyncio
 from collections import deque
 from collections.abc import Callable
 
-from bridge.backend import EditorError, ResponsePart
+from bridge.core.backend import EditorError, ResponsePart
 
 # Parts the editor may send ahead of the HTTP side. One-word text parts are typical: a window
 # is a few hundred KiB, and acks (one per half window) cost nothing next to the parts.

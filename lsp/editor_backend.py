@@ -11,7 +11,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, TypeAdapter, ValidationError
 from pygls.exceptions import JsonRpcException
 
-from bridge.backend import (
+from bridge.core.backend import (
     RESPONSE_PARTS,
     ChatRequest,
     EditorError,

@@ -20,8 +20,8 @@ from typing import Any
 
 from aiohttp import web
 
-from bridge.bind_policy import BindRefused, check_bind
-from bridge.connection_limits import GuardedAppRunner
+from bridge.http.bind_policy import BindRefused, check_bind
+from bridge.http.connection_limits import GuardedAppRunner
 from bridge.settings import BridgeSettings
 from lsp import rpc
 from lsp.port_holder import Holder, who_holds
@@ -61,7 +61,7 @@ class HttpEndpoint:
             return
         # handler_cancellation: a client that goes away cancels its handler at once, which
         # closes the event stream and sends `$/cancelRequest` to the editor.
-        # Idle, half-sent and too many connections are closed (bridge/connection_limits.py).
+        # Idle, half-sent and too many connections are closed (bridge/http/connection_limits.py).
         runner = GuardedAppRunner(
             self._app,
             self._settings.limits,

@@ -11,7 +11,14 @@ import contextlib
 from collections.abc import AsyncIterator
 from typing import Any
 
-from bridge.backend import ChatRequest, DataPart, EditorError, ModelInfo, ResponsePart, TextPart
+from bridge.core.backend import (
+    ChatRequest,
+    DataPart,
+    EditorError,
+    ModelInfo,
+    ResponsePart,
+    TextPart,
+)
 from headless_editor.editor import HeadlessEditor
 from headless_editor.script import Script
 from headless_editor.simulated_model import SimulatedModel

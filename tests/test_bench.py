@@ -15,7 +15,7 @@ import pytest
 from processes import run
 
 from bench.__main__ import QUICK, figures
-from bridge.backend import ChatMessage, ChatRequest, DataPart, TextPart
+from bridge.core.backend import ChatMessage, ChatRequest, DataPart, TextPart
 from headless_editor.simulated_model import SimulatedModel
 
 REPO_ROOT = Path(__file__).resolve().parents[1]

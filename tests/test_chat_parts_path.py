@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from bridge.backend import TextPart, ToolCallPart
+from bridge.core.backend import TextPart, ToolCallPart
 from lsp import rpc
 from lsp.chat_stream import ChatStream
 from lsp.editor_backend import EditorBackend

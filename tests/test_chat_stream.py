@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from bridge.backend import EditorError, ResponsePart, TextPart
+from bridge.core.backend import EditorError, ResponsePart, TextPart
 from headless_editor.editor import PartSender, chat_window
 from lsp import rpc
 from lsp.chat_stream import OVERRUN_FACTOR, ChatStream

@@ -25,12 +25,12 @@ from conftest import StartServer
 from spec_validation import validate_stream
 from test_e2e_codex import API_KEY_ENV, CODEX_TIMEOUT, find_codex, write_config
 
-from bridge.backend import ChatMessage, TextPart, ToolCallPart, ToolResultPart
-from bridge.convert_input import editor_messages
-from bridge.events import ResponseEventBuilder
-from bridge.request import parse_create_request
-from bridge.response_object import new_response, usage_object
-from bridge.tools import plan_request_tools
+from bridge.core.backend import ChatMessage, TextPart, ToolCallPart, ToolResultPart
+from bridge.responses.convert_input import editor_messages
+from bridge.responses.events import ResponseEventBuilder
+from bridge.responses.request import parse_create_request
+from bridge.responses.response_object import new_response, usage_object
+from bridge.responses.tools import plan_request_tools
 from headless_editor.script import last_item_text
 
 FIXTURES = Path(__file__).parent / "fixtures" / "clients"

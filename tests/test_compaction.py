@@ -11,9 +11,10 @@ from typing import Any
 import pytest
 from spec_validation import validate_compaction
 
-from bridge import compaction_codec
-from bridge.backend import ChatMessage, DataPart, TextPart, ToolCallPart, ToolResultPart
-from bridge.compaction import (
+from bridge.core.backend import ChatMessage, DataPart, TextPart, ToolCallPart, ToolResultPart
+from bridge.core.errors import ApiError
+from bridge.responses import compaction_codec
+from bridge.responses.compaction import (
     INSTRUCTION,
     compaction_result,
     kept_user_messages,
@@ -22,11 +23,10 @@ from bridge.compaction import (
     summary_text,
     transcript,
 )
-from bridge.compaction_codec import CompactionDecodeError, decode_summary, encode_summary
-from bridge.convert_input import COMPACTION_PREAMBLE, to_chat_messages
-from bridge.errors import ApiError
-from bridge.request import MessageItem, parse_create_request
-from bridge.response_object import usage_object
+from bridge.responses.compaction_codec import CompactionDecodeError, decode_summary, encode_summary
+from bridge.responses.convert_input import COMPACTION_PREAMBLE, to_chat_messages
+from bridge.responses.request import MessageItem, parse_create_request
+from bridge.responses.response_object import usage_object
 
 # --------------------------------------------------------------------------- the encoding
 

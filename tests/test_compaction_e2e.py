@@ -24,7 +24,7 @@ from spec_validation import (
     validate_websocket_error,
 )
 
-from bridge.compaction_codec import decode_summary
+from bridge.responses.compaction_codec import decode_summary
 
 TIMEOUT = aiohttp.ClientTimeout(total=30)
 SUMMARY = "SUMMARY: the user is Ada; she asked for the weather in Paris (sunny)."

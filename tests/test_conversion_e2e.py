@@ -19,7 +19,7 @@ from openai import OpenAI
 from recording_model import RecordingModel
 from spec_validation import validate_response, validate_stream, validate_websocket_error
 
-from bridge.backend import TextPart
+from bridge.core.backend import TextPart
 from headless_editor.editor import HeadlessEditor
 
 WAIT = 20.0  # against hangs only

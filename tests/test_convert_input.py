@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from fixture_files import client_request, client_requests
 
-from bridge.backend import (
+from bridge.core.backend import (
     ChatMessage,
     DataPart,
     MessagePart,
@@ -19,9 +19,9 @@ from bridge.backend import (
     ToolCallPart,
     ToolResultPart,
 )
-from bridge.convert_input import to_chat_messages
-from bridge.errors import ApiError
-from bridge.request import parse_create_request
+from bridge.core.errors import ApiError
+from bridge.responses.convert_input import to_chat_messages
+from bridge.responses.request import parse_create_request
 
 
 def convert(
@@ -158,7 +158,7 @@ def test_instructions_without_input_are_the_whole_conversation() -> None:
 
 
 def test_unknown_content_part_becomes_a_short_note(caplog: pytest.LogCaptureFixture) -> None:
-    caplog.set_level(logging.WARNING, logger="bridge.convert_input")
+    caplog.set_level(logging.WARNING, logger="bridge.responses.convert_input")
     messages = convert(
         [
             {
@@ -608,7 +608,7 @@ def test_agent_answer_after_a_wait_follows_the_tool_result() -> None:
 def test_empty_agent_message_and_additional_tools_add_no_message(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    caplog.set_level(logging.DEBUG, logger="bridge.convert_input")
+    caplog.set_level(logging.DEBUG, logger="bridge.responses.convert_input")
     messages = convert(
         [
             {"type": "additional_tools", "role": "developer", "tools": [{"type": "function"}]},
@@ -624,7 +624,7 @@ def test_empty_agent_message_and_additional_tools_add_no_message(
 
 
 def test_reasoning_items_are_skipped_silently(caplog: pytest.LogCaptureFixture) -> None:
-    caplog.set_level(logging.DEBUG, logger="bridge.convert_input")
+    caplog.set_level(logging.DEBUG, logger="bridge.responses.convert_input")
     messages = convert(
         [
             {"role": "user", "content": "hi"},
@@ -645,7 +645,7 @@ def test_reasoning_items_are_skipped_silently(caplog: pytest.LogCaptureFixture) 
 
 
 def test_unknown_item_types_are_skipped_with_a_warning(caplog: pytest.LogCaptureFixture) -> None:
-    caplog.set_level(logging.DEBUG, logger="bridge.convert_input")
+    caplog.set_level(logging.DEBUG, logger="bridge.responses.convert_input")
     messages = convert(
         [
             {"role": "user", "content": "hi"},

@@ -2,9 +2,10 @@
 
 The SDK stores by default (`store: true`), so from the second request on it sends earlier
 assistant output back as `item_reference` items (`rs_AM-...`, `msg_AM-...`), which the bridge
-resolves from the items it emitted (bridge/item_cache.py). tests/node/ai_sdk_client.cjs runs
-the SDK (pinned by tests/node/package-lock.json); the editor runs in this test process with the
-simulated model under script rules plus recording, so the tests see what reached the model:
+resolves from the items it emitted (bridge/responses/item_cache.py).
+tests/node/ai_sdk_client.cjs runs the SDK (pinned by tests/node/package-lock.json); the editor
+runs in this test process with the simulated model under script rules plus recording, so the
+tests see what reached the model:
 the referenced items, in their place in the conversation.
 
 The SDK is looked up like the openai Node SDK (tests/test_e2e_node_sdk.py). Without it (or
@@ -24,7 +25,7 @@ from recording_model import RecordingModel, running_editor
 from spec_validation import validate_response, validate_stream
 from test_e2e_node_sdk import NODE_TIMEOUT, node_env_with
 
-from bridge.backend import ChatRequest, TextPart, ToolCallPart, ToolResultPart
+from bridge.core.backend import ChatRequest, TextPart, ToolCallPart, ToolResultPart
 from headless_editor.script import Script
 
 CLIENT = REPO_ROOT / "tests" / "node" / "ai_sdk_client.cjs"

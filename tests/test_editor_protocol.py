@@ -13,7 +13,7 @@ import pytest
 from recording_model import RecordingModel
 from spec_validation import parse_sse, validate_stream
 
-from bridge.backend import EditorError, ModelInfo
+from bridge.core.backend import EditorError, ModelInfo
 from headless_editor.editor import EditorStartError, HeadlessEditor
 from headless_editor.simulated_model import SimulatedModel
 

@@ -1,4 +1,4 @@
-"""`usage_from_part`: the editor's usage report is used only when it can be trusted."""
+"""`usage_counts`: the editor's usage report is used only when it can be trusted."""
 
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 
-from bridge.backend import DataPart, TextPart
-from bridge.editor_usage import usage_from_part
-from bridge.events import ResponseEventBuilder
-from bridge.request import parse_create_request
-from bridge.response_object import new_response, usage_object
+from bridge.core.backend import DataPart, TextPart
+from bridge.core.editor_usage import usage_counts
+from bridge.responses.events import ResponseEventBuilder
+from bridge.responses.request import parse_create_request
+from bridge.responses.response_object import new_response, usage_object
 
 
 def encoded(report: Any) -> str:
@@ -27,11 +27,15 @@ def test_a_full_report_is_used() -> None:
         "prompt_tokens_details": {"cached_tokens": 100},
         "completion_tokens_details": {"reasoning_tokens": 12},
     }
-    assert usage_from_part(encoded(report)) == usage_object(120, 30, 12, 100)
+    counts = usage_counts(encoded(report))
+    assert counts is not None
+    assert usage_object(*counts) == usage_object(120, 30, 12, 100)
 
 
 def test_zero_prompt_tokens_are_a_count() -> None:
-    assert usage_from_part(encoded({"prompt_tokens": 0})) == usage_object(0, 0)
+    counts = usage_counts(encoded({"prompt_tokens": 0}))
+    assert counts is not None
+    assert usage_object(*counts) == usage_object(0, 0)
 
 
 @pytest.mark.parametrize(
@@ -58,8 +62,8 @@ def test_zero_prompt_tokens_are_a_count() -> None:
 def test_untrustworthy_reports_are_ignored(
     report: dict[str, Any], caplog: pytest.LogCaptureFixture
 ) -> None:
-    caplog.set_level(logging.WARNING, logger="bridge.editor_usage")
-    assert usage_from_part(encoded(report)) is None
+    caplog.set_level(logging.WARNING, logger="bridge.core.editor_usage")
+    assert usage_counts(encoded(report)) is None
     assert "usage part" in caplog.text
 
 

@@ -9,11 +9,11 @@ from typing import Any
 import pytest
 from spec_validation import validate_event, validate_response, validate_stream
 
-from bridge.backend import DataPart, ResponsePart, TextPart, ThinkingPart, ToolCallPart
-from bridge.events import Event, ResponseEventBuilder
-from bridge.request import parse_create_request
-from bridge.response_object import new_response, usage_object
-from bridge.tools import ToolTarget
+from bridge.core.backend import DataPart, ResponsePart, TextPart, ThinkingPart, ToolCallPart
+from bridge.responses.events import Event, ResponseEventBuilder
+from bridge.responses.request import parse_create_request
+from bridge.responses.response_object import new_response, usage_object
+from bridge.responses.tools import ToolTarget
 
 RESPONSE_ID = "resp_AM-1795312537999-abcd1234"
 

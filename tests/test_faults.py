@@ -22,7 +22,7 @@ from conftest import REPO_ROOT, StartServer, is_running
 from processes import run
 from spec_validation import parse_sse, validate_stream
 
-from bridge.backend import ChatRequest, ModelInfo, ResponsePart, TextPart
+from bridge.core.backend import ChatRequest, ModelInfo, ResponsePart, TextPart
 from headless_editor.editor import HeadlessEditor
 from headless_editor.script import Script
 from headless_editor.simulated_model import SimulatedModel

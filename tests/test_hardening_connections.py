@@ -25,7 +25,7 @@ import aiohttp
 import pytest
 from conftest import BridgeServer, StartServer, running_bridge_server
 
-from bridge.connection_limits import ACCEPT_FAILED, BurstLog, limit_accept_error_logs
+from bridge.http.connection_limits import ACCEPT_FAILED, BurstLog, limit_accept_error_logs
 from headless_editor.editor import HeadlessEditor
 
 TIMEOUT = aiohttp.ClientTimeout(total=30)

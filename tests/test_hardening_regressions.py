@@ -35,7 +35,7 @@ from hypothesis import strategies as st
 from schemathesis.generation import GenerationMode
 from spec_validation import parse_sse, validate_stream
 
-from bridge.bind_policy import is_loopback_host
+from bridge.http.bind_policy import is_loopback_host
 
 BODY = json.dumps({"model": "sim-echo", "input": "hi"}).encode()
 CAP = 64  # the default maxConcurrentRequests

@@ -28,7 +28,7 @@ import pytest
 from conftest import BridgeServer, StartServer
 from spec_validation import validate_websocket_error
 
-from bridge.backend import (
+from bridge.core.backend import (
     ChatMessage,
     ChatRequest,
     DataPart,
@@ -36,17 +36,17 @@ from bridge.backend import (
     TextPart,
     ToolResultPart,
 )
-from bridge.errors import ApiError
-from bridge.image_tokens import (
+from bridge.core.errors import ApiError
+from bridge.core.image_tokens import (
     MAX_IMAGE_TOKENS,
     MIN_IMAGE_TOKENS,
     data_part_tokens,
     image_size,
     image_tokens,
 )
-from bridge.request_limits import check_request_shape, json_shape
+from bridge.core.request_limits import check_request_shape, json_shape
+from bridge.core.token_limits import check_context_length
 from bridge.settings import Limits
-from bridge.token_limits import check_context_length
 
 MIB = 1024 * 1024
 TIMEOUT = aiohttp.ClientTimeout(total=120)

@@ -25,10 +25,10 @@ import aiohttp
 import pytest
 from conftest import BridgeServer, StartServer
 
-from bridge import strict_json
-from bridge.backend import ChatMessage, ChatRequest, EditorError, TextPart
+from bridge.core import strict_json
+from bridge.core.backend import ChatMessage, ChatRequest, EditorError, TextPart
+from bridge.http.sse import encode_event
 from bridge.log_redaction import RedactSecrets, redact_logs
-from bridge.sse import encode_event
 from headless_editor.jsonrpc import EditorConnection
 from lsp import rpc
 from lsp.server import create_server

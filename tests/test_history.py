@@ -1,10 +1,10 @@
-"""`bridge.history.normalise_tool_history`: every call paired with its result, nothing lost."""
+"""`bridge.core.history.normalise_tool_history`: every call paired with its result, nothing lost."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from bridge.backend import (
+from bridge.core.backend import (
     ChatMessage,
     DataPart,
     MessagePart,
@@ -12,9 +12,9 @@ from bridge.backend import (
     ToolCallPart,
     ToolResultPart,
 )
-from bridge.convert_input import editor_messages
-from bridge.history import call_as_text, normalise_tool_history
-from bridge.request import parse_create_request
+from bridge.core.history import call_as_text, normalise_tool_history
+from bridge.responses.convert_input import editor_messages
+from bridge.responses.request import parse_create_request
 
 
 def user(*parts: MessagePart) -> ChatMessage:

@@ -1,4 +1,4 @@
-"""`bridge.images`: image and file inputs -> image data with the real type, text, or a note."""
+"""`bridge.core.images`: image and file inputs -> image data with the real type, text, or a note."""
 
 from __future__ import annotations
 
@@ -6,10 +6,10 @@ import base64
 
 import pytest
 
-from bridge.backend import DataPart, TextPart
-from bridge.convert_input import to_chat_messages
-from bridge.images import file_parts, image_part, sniff_image_type
-from bridge.request import parse_create_request
+from bridge.core.backend import DataPart, TextPart
+from bridge.core.images import file_parts, image_part, sniff_image_type
+from bridge.responses.convert_input import to_chat_messages
+from bridge.responses.request import parse_create_request
 
 # The leading bytes of each format, as real encoders write them, plus some payload.
 PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00"

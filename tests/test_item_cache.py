@@ -1,5 +1,5 @@
 """The cache of emitted items behind `item_reference`: what it keeps, how it forgets, and the
-resolution of references in a request body (bridge/item_cache.py)."""
+resolution of references in a request body (bridge/responses/item_cache.py)."""
 
 from __future__ import annotations
 
@@ -12,15 +12,15 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from bridge import ids
-from bridge.backend import TextPart, ThinkingPart, ToolCallPart
-from bridge.errors import ApiError
-from bridge.events import Event, ResponseEventBuilder
-from bridge.item_cache import ItemCache, is_reference, remembering, resolve_references
-from bridge.request import parse_create_request
-from bridge.response_object import new_response, usage_object
+from bridge.core import ids
+from bridge.core.backend import TextPart, ThinkingPart, ToolCallPart
+from bridge.core.errors import ApiError
+from bridge.responses.events import Event, ResponseEventBuilder
+from bridge.responses.item_cache import ItemCache, is_reference, remembering, resolve_references
+from bridge.responses.request import parse_create_request
+from bridge.responses.response_object import new_response, usage_object
+from bridge.responses.tools import ToolTarget
 from bridge.settings import BridgeSettings
-from bridge.tools import ToolTarget
 
 
 def message(text: str = "Hello there.", item_id: str | None = None) -> Event:

@@ -20,7 +20,7 @@ from samples import WEATHER_TOOL, output_text
 from spec_validation import parse_sse, validate_response, validate_stream
 from test_websocket_editor import turn
 
-from bridge.backend import TextPart
+from bridge.core.backend import TextPart
 from headless_editor.script import Script
 
 PATCH = "*** Begin Patch\n*** End Patch\n"

@@ -1,11 +1,11 @@
-"""`bridge.keepalive.with_keepalive`: ticks while the source is silent, clean closing."""
+"""`bridge.core.keepalive.with_keepalive`: ticks while the source is silent, clean closing."""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncGenerator
 
-from bridge.keepalive import with_keepalive
+from bridge.core.keepalive import with_keepalive
 
 
 class Source:

@@ -16,7 +16,7 @@ import pytest
 from conftest import BridgeServer
 from spec_validation import parse_sse, validate_stream
 
-from bridge.backend import ChatRequest, ModelInfo, ResponsePart, TextPart
+from bridge.core.backend import ChatRequest, ModelInfo, ResponsePart, TextPart
 from headless_editor.editor import HeadlessEditor
 from headless_editor.script import Script
 from headless_editor.simulated_model import SimulatedModel

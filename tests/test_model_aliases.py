@@ -1,4 +1,4 @@
-"""Model names: aliases and the default model (bridge/models.py), from settings and the CLI
+"""Model names: aliases and the default model (bridge/core/models.py), from settings and the CLI
 through to a real `maestro-bridge serve`."""
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ from conftest import REPO_ROOT, BridgeServer, StartServer
 from processes import run
 from spec_validation import parse_sse, validate_response, validate_stream
 
-from bridge.backend import ModelInfo
 from bridge.cli import _parser
-from bridge.errors import ApiError
-from bridge.models import ModelNames, listed_models, parse_alias, resolve_model
+from bridge.core.backend import ModelInfo
+from bridge.core.errors import ApiError
+from bridge.core.models import ModelNames, listed_models, parse_alias, resolve_model
 from bridge.settings import BridgeSettings
 
 MODELS = [

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from fixture_files import client_requests
 
-from bridge.errors import ApiError
-from bridge.request import (
+from bridge.core.errors import ApiError
+from bridge.responses.request import (
     CreateResponseRequest,
     CustomToolCallItem,
     CustomToolCallOutputItem,

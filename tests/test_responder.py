@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from spec_validation import validate_response, validate_stream
 
-from bridge.backend import (
+from bridge.core.backend import (
     Backend,
     ChatRequest,
     DataPart,
@@ -23,19 +23,19 @@ from bridge.backend import (
     ThinkingPart,
     ToolCallPart,
 )
-from bridge.errors import GRANT_ACCESS_HINT, ApiError
-from bridge.events import Event
-from bridge.request import parse_create_request
-from bridge.responder import (
+from bridge.core.errors import GRANT_ACCESS_HINT, ApiError
+from bridge.core.structured_output import checked_format
+from bridge.responses.events import Event
+from bridge.responses.request import parse_create_request
+from bridge.responses.responder import (
     ResponsePlan,
     fold_response,
     plan_response,
     resolve_model,
     response_events,
 )
-from bridge.response_object import usage_object
-from bridge.structured_output import checked_format
-from bridge.tools import ToolTarget
+from bridge.responses.response_object import usage_object
+from bridge.responses.tools import ToolTarget
 
 MODELS = [
     ModelInfo(id="sim-echo", name="Echo", vendor="sim", family="echo", maxInputTokens=8192),
@@ -44,7 +44,7 @@ MODELS = [
 
 
 class ScriptedBackend:
-    """A test double of `bridge.backend.Backend`: replays batches, then optionally fails.
+    """A test double of `bridge.core.backend.Backend`: replays batches, then optionally fails.
 
     It records the chat requests it got, the token counts asked for, and whether its chat
     iterator was closed before it had yielded everything (`closed_early`).
@@ -525,7 +525,7 @@ async def test_estimated_usage_counts_reasoning_tokens() -> None:
 
 
 async def test_context_length_is_checked_with_the_editor_counter() -> None:
-    from bridge.responder import check_input
+    from bridge.responses.responder import check_input
 
     small = ModelInfo(id="sim-echo", maxInputTokens=20)
     the_plan = plan_response(parse_create_request({"model": "sim-echo", "input": "x" * 30}), small)
@@ -598,7 +598,7 @@ async def test_structured_answer_is_checked_and_returned_as_is(
     answer: str, logged: str | None, caplog: pytest.LogCaptureFixture
 ) -> None:
     backend = ScriptedBackend([[TextPart(value=answer)]])
-    with caplog.at_level("WARNING", logger="bridge.structured_output"):
+    with caplog.at_level("WARNING", logger="bridge.core.structured_output"):
         final = await fold_response(response_events(as_backend(backend), plan(text=PERSON_FORMAT)))
 
     assert final["status"] == "completed"

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from bridge.backend import (
+from bridge.core.backend import (
     ChatMessage,
     DataPart,
     TextPart,

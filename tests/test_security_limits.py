@@ -11,9 +11,9 @@ from typing import Any
 import aiohttp
 import pytest
 
-from bridge.backend import ChatRequest, ModelInfo, ResponsePart, TextPart
-from bridge.errors import ApiError
-from bridge.request_limits import check_request_shape, json_depth_exceeded
+from bridge.core.backend import ChatRequest, ModelInfo, ResponsePart, TextPart
+from bridge.core.errors import ApiError
+from bridge.core.request_limits import check_request_shape, json_depth_exceeded
 from bridge.settings import Limits
 from headless_editor.editor import HeadlessEditor
 from headless_editor.script import Script

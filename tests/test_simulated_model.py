@@ -10,7 +10,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from bridge.backend import (
+from bridge.core.backend import (
     ChatMessage,
     ChatRequest,
     ChatTool,

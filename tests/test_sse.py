@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from bridge.sse import encode_event, encode_events
+from bridge.http.sse import encode_event, encode_events
 
 
 def generic(event: dict[str, Any]) -> str:

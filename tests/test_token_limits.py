@@ -1,4 +1,4 @@
-"""`bridge.token_limits`: the context window checked before sending, max_output_tokens enforced."""
+"""`bridge.core.token_limits`: the context window checked before sending, max output enforced."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from collections.abc import AsyncGenerator
 
 import pytest
 
-from bridge.backend import (
+from bridge.core.backend import (
     ChatMessage,
     ChatRequest,
     ChatTool,
@@ -18,8 +18,8 @@ from bridge.backend import (
     ToolCallPart,
     ToolResultPart,
 )
-from bridge.errors import ApiError
-from bridge.token_limits import OutputLimit, check_context_length, input_text
+from bridge.core.errors import ApiError
+from bridge.core.token_limits import OutputLimit, check_context_length, input_text
 
 
 class WordCounter:

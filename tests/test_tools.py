@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 from fixture_files import client_request, client_requests
 
-from bridge.backend import ChatTool
-from bridge.errors import ApiError
-from bridge.request import parse_create_request
-from bridge.tools import (
+from bridge.core.backend import ChatTool
+from bridge.core.errors import ApiError
+from bridge.responses.request import parse_create_request
+from bridge.responses.tools import (
     CUSTOM_INPUT_SCHEMA,
     ToolPlan,
     ToolTarget,
@@ -182,13 +182,13 @@ def test_namespace_tools_are_flattened_and_mapped_back() -> None:
 def test_hosted_tools_are_dropped_with_one_log_line_each(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    caplog.set_level(logging.INFO, logger="bridge.tools")
+    caplog.set_level(logging.INFO, logger="bridge.responses.tools")
 
     plan = plan_tools([*HOSTED[:4], function("exec_command"), *HOSTED[4:]], "auto")
 
     assert names(plan) == ["exec_command"]
     assert list(plan.targets) == ["exec_command"]
-    records = [r for r in caplog.records if r.name == "bridge.tools"]
+    records = [r for r in caplog.records if r.name == "bridge.responses.tools"]
     assert len(records) == len(HOSTED)
     for record, tool in zip(records, HOSTED, strict=True):
         assert record.levelno == logging.INFO
@@ -196,7 +196,7 @@ def test_hosted_tools_are_dropped_with_one_log_line_each(
 
 
 def test_unknown_tool_type_is_dropped(caplog: pytest.LogCaptureFixture) -> None:
-    caplog.set_level(logging.INFO, logger="bridge.tools")
+    caplog.set_level(logging.INFO, logger="bridge.responses.tools")
 
     plan = plan_tools([{"type": "teleport", "name": "x"}, function("f")], None)
 
@@ -386,7 +386,7 @@ def test_malformed_allowed_tools(choice: dict[str, Any]) -> None:
 def test_duplicate_names_keep_the_first_and_log_the_rest(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    caplog.set_level(logging.INFO, logger="bridge.tools")
+    caplog.set_level(logging.INFO, logger="bridge.responses.tools")
     first = function("lookup", description="first")
     plan = plan_tools(
         [
@@ -548,7 +548,7 @@ def test_bad_tool_in_additional_tools_names_its_param() -> None:
 
 
 def test_codex_tools(caplog: pytest.LogCaptureFixture) -> None:
-    caplog.set_level(logging.INFO, logger="bridge.tools")
+    caplog.set_level(logging.INFO, logger="bridge.responses.tools")
     raw = client_request("codex-patch-1")
     request = parse_create_request(raw)
 

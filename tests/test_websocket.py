@@ -14,10 +14,9 @@ from spec_validation import (
 )
 
 from bridge.cli import _parser
-from bridge.errors import ApiError
-from bridge.request import parse_create_request
-from bridge.settings import BridgeSettings
-from bridge.websocket_frames import (
+from bridge.core.errors import ApiError
+from bridge.responses.request import parse_create_request
+from bridge.responses.websocket_frames import (
     CachedResponse,
     cached_after,
     conversation_input,
@@ -25,6 +24,7 @@ from bridge.websocket_frames import (
     parse_frame,
     warmup_events,
 )
+from bridge.settings import BridgeSettings
 
 USER = {"type": "message", "role": "user", "content": "hi"}
 

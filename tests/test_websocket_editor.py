@@ -19,7 +19,7 @@ import pytest
 from recording_model import RecordingModel, running_editor
 from spec_validation import validate_stream, validate_websocket_error
 
-from bridge.backend import ChatRequest, EditorError, TextPart
+from bridge.core.backend import ChatRequest, EditorError, TextPart
 
 WAIT = 20.0  # against hangs only
 

@@ -1,0 +1,119 @@
+"""The editor's answer as every dialect streams it: keepalives, the output cut, usage, failures.
+
+A dialect turns parts into its own events; what happens around them is the same for all:
+- `EditorAnswer` runs the chat with keepalive ticks (None) while the model is silent and cuts
+  the output at the request's `maxOutputTokens` (the editor has no stop reason of its own);
+- `estimate_usage` counts with the editor's tokenizer when the editor reported no usage;
+- `guarded` turns a failure into the dialect's failure events once something was sent (before
+  that it raises, so the client still gets an HTTP status such as 429 with Retry-After).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
+from typing import TypeVar
+
+from bridge.core.backend import Backend, ChatRequest, EditorError, ResponsePart
+from bridge.core.editor_usage import UsageCounts
+from bridge.core.errors import ApiError, from_editor
+from bridge.core.keepalive import with_keepalive
+from bridge.core.token_limits import OutputLimit, chat_input_tokens
+
+log = logging.getLogger(__name__)
+
+INTERNAL_ERROR = "internal_error"
+INTERNAL_MESSAGE = "Internal error in Maestro Bridge."
+
+E = TypeVar("E")
+
+
+class EditorAnswer:
+    """One chat with the editor: batches of parts, None for a keepalive tick."""
+
+    def __init__(self, backend: Backend, chat: ChatRequest, keepalive_seconds: float) -> None:
+        self.backend = backend
+        self.chat = chat
+        self.keepalive_seconds = keepalive_seconds
+        limit = chat.modelOptions.get("maxOutputTokens")
+        self.limit = limit if isinstance(limit, int) else None
+        self._limiter: OutputLimit | None = None
+        if self.limit is not None:
+            model = chat.model
+            self._limiter = OutputLimit(self.limit, lambda text: backend.count_tokens(model, text))
+
+    async def batches(self) -> AsyncGenerator[list[ResponsePart] | None, None]:
+        """Closing this early cancels the editor's request."""
+        chat = with_keepalive(self.backend.chat(self.chat), self.keepalive_seconds)
+        try:
+            async for parts in chat:
+                if parts is None:  # the model is silent
+                    yield None
+                    continue
+                if self._limiter is not None:
+                    parts = await self._limiter.admit(parts)
+                yield parts
+                if self._limiter is not None and self._limiter.reached:
+                    break  # closing the chat below cancels the editor's request
+        finally:
+            await chat.aclose()  # closes the editor's chat too
+
+    def cut(self, output_tokens: int) -> bool:
+        """The answer ended at the output limit (the bridge cut it, or it used all of it)."""
+        if self._limiter is not None and self._limiter.reached:
+            return True
+        return self.limit is not None and output_tokens >= self.limit
+
+
+async def estimate_usage(
+    backend: Backend,
+    chat: ChatRequest,
+    input_tokens: int | None,
+    output_text: str,
+    reasoning_text: str,
+) -> UsageCounts:
+    """No usage from the editor: count with the editor's own tokenizer (zeros if it cannot)."""
+    model = chat.model
+    try:
+        if input_tokens is None:
+            input_tokens = await chat_input_tokens(backend, chat)
+        output_tokens = await backend.count_tokens(model, output_text) if output_text else 0
+        reasoning = await backend.count_tokens(model, reasoning_text) if reasoning_text else 0
+    except EditorError:
+        log.warning("The editor could not count tokens; usage reported as zero")
+        return UsageCounts(0, 0)
+    return UsageCounts(input_tokens, output_tokens + reasoning, reasoning)
+
+
+async def guarded(
+    batches: AsyncIterator[list[E]], fail: Callable[[ApiError], list[E]]
+) -> AsyncGenerator[list[E], None]:
+    """`batches`, where a failure after the first batch ends the stream with `fail(error)`.
+
+    Before the first batch a failure raises (an editor failure as its ApiError), so that the
+    transport can still answer with an HTTP status; after it, any failure, a bug included,
+    ends the stream in the dialect's own way: a client never waits on a cut stream.
+    """
+    sent = False  # a batch went out: the response's status line is no longer ours to choose
+    try:
+        async with contextlib.aclosing(batches):  # type: ignore[type-var]  # closed now
+            async for batch in batches:
+                sent = True
+                yield batch
+    except EditorError as exc:
+        log.warning("The editor failed the request: %s (%s)", exc.message, exc.code)
+        error = from_editor(exc.code, exc.message)
+        if not sent:
+            raise error from None
+        yield fail(error)
+    except ApiError as exc:
+        if not sent:
+            raise
+        log.warning("The answer failed: %s (%s)", exc.message, exc.code)
+        yield fail(exc)
+    except Exception:
+        if not sent:
+            raise  # the transport's own handler logs it and answers 500
+        log.exception("Unexpected error in an answer; it ends as failed")
+        yield fail(ApiError(500, INTERNAL_MESSAGE, type="server_error", code=INTERNAL_ERROR))

@@ -1,0 +1,185 @@
+"""Token limits the editor's API does not enforce for us: the context window and max_output_tokens.
+
+Both are measured with the editor's own token counter (`Backend.count_tokens`), the only count
+that matches the model. Counting costs a round trip to the editor, so a free upper bound goes
+first: a token is at least one UTF-8 byte for every tokenizer in use (byte-level BPE), so text
+of N bytes has at most N tokens, and text shorter than the limit in bytes is never counted.
+
+- Input: a request whose text may exceed the model's `maxInputTokens` is counted once, before
+  anything is sent; too long -> 400 `context_length_exceeded` instead of a doomed request.
+  Images are not text: each adds an estimate from its pixel size (bridge/core/image_tokens.py,
+  85 to 1,600 tokens), to the free bound and to the count alike.
+- Output: `max_output_tokens` goes to the editor as the model option `maxOutputTokens`, and
+  the bridge enforces it as parts stream, since providers may ignore the option. Text is
+  counted only when the tokens counted so far plus the bytes since could pass the limit (a
+  few counts per answer). The part that crosses the limit is cut at the longest prefix that
+  fits (text and thinking; a tool call cannot be cut and is dropped), and the response ends
+  `incomplete` with reason `max_output_tokens`. Reasoning counts toward the limit, as in
+  OpenAI's API. Counting a text in pieces can differ from counting it whole by a token at a
+  seam (for BPE tokenizers, almost always upwards: the cut comes early rather than late).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Awaitable, Callable
+
+from bridge.core.backend import (
+    Backend,
+    ChatRequest,
+    EditorError,
+    ModelInfo,
+    ResponsePart,
+    TextPart,
+    ThinkingPart,
+    ToolCallPart,
+    ToolResultPart,
+)
+from bridge.core.errors import ApiError
+from bridge.core.image_tokens import messages_image_tokens
+
+log = logging.getLogger(__name__)
+
+Counter = Callable[[str], Awaitable[int]]
+
+
+def input_text(chat: ChatRequest) -> str:
+    """What the model reads, as text for the token counter: messages, then the tools."""
+    texts: list[str] = []
+    for message in chat.messages:
+        for part in message.content:
+            if isinstance(part, TextPart):
+                texts.append(part.value)
+            elif isinstance(part, ToolCallPart):
+                texts.append(f"{part.name} {json.dumps(part.input, ensure_ascii=False)}")
+            elif isinstance(part, ToolResultPart):
+                texts.extend(p.value for p in part.content if isinstance(p, TextPart))
+    for tool in chat.tools:
+        schema = json.dumps(tool.inputSchema, ensure_ascii=False) if tool.inputSchema else ""
+        texts.append(f"{tool.name} {tool.description} {schema}")
+    return "\n".join(texts)
+
+
+async def chat_input_tokens(backend: Backend, chat: ChatRequest) -> int:
+    """The whole input's tokens: the editor's count of its text, plus the images' estimate."""
+    text_tokens = await backend.count_tokens(chat.model, input_text(chat))
+    return text_tokens + messages_image_tokens(chat.messages)
+
+
+def _bytes(text: str) -> int:
+    return len(text.encode("utf-8"))
+
+
+async def check_context_length(backend: Backend, chat: ChatRequest, model: ModelInfo) -> int | None:
+    """400 `context_length_exceeded` when the input cannot fit; the count, when one was made."""
+    window = model.maxInputTokens
+    text = input_text(chat)
+    images = messages_image_tokens(chat.messages)
+    if window <= 0 or _bytes(text) + images <= window:
+        return None  # unknown window, or it fits for certain
+    try:
+        tokens = await backend.count_tokens(chat.model, text) + images
+    except EditorError as exc:
+        log.warning("The editor could not count the input tokens (%s); sending anyway", exc.code)
+        return None
+    if tokens > window:
+        raise ApiError(
+            400,
+            f"The input is {tokens} tokens, more than the {window} tokens the model "
+            f"{model.id!r} can read (its context window). Shorten the conversation or its "
+            "tool outputs and try again.",
+            param="input",
+            code="context_length_exceeded",
+        )
+    return tokens
+
+
+def part_text(part: ResponsePart) -> str:
+    """The generated text of a part, as the token counter sees it ("" for data)."""
+    if isinstance(part, (TextPart, ThinkingPart)):
+        return part.value
+    if isinstance(part, ToolCallPart):
+        return f"{part.name} {json.dumps(part.input, ensure_ascii=False)}"
+    return ""
+
+
+class OutputLimit:
+    """Admits the model's parts until `limit` tokens; then cuts and reports `reached`.
+
+    Text is counted only when the tokens counted so far plus the UTF-8 size of what came
+    since could pass the limit; after each count the room left shrinks, so a long answer
+    costs a handful of counts, not one per part.
+    """
+
+    def __init__(self, limit: int, count: Counter) -> None:
+        self.limit = max(limit, 0)
+        self._count = count
+        self._tokens = 0  # counted tokens of the text before `_pending`
+        self._pending: list[str] = []  # text admitted but not counted yet
+        self._pending_bytes = 0
+        self.reached = False
+        self._broken = False  # the counter failed: leave the limit to the editor
+
+    async def admit(self, parts: list[ResponsePart]) -> list[ResponsePart]:
+        if self.reached:
+            return []
+        if self._broken:
+            return parts
+        texts = [part_text(p) for p in parts]
+        size = sum(_bytes(t) for t in texts)
+        if self._tokens + self._pending_bytes + size <= self.limit:
+            self._pending.extend(texts)
+            self._pending_bytes += size
+            return parts
+        try:
+            return await self._admit_counted(parts, texts)
+        except EditorError as exc:
+            log.warning(
+                "The editor could not count output tokens (%s); max_output_tokens is left to "
+                "the editor",
+                exc.code,
+            )
+            self._broken = True
+            return parts
+
+    async def _admit_counted(
+        self, parts: list[ResponsePart], texts: list[str]
+    ) -> list[ResponsePart]:
+        pending, batch = "".join(self._pending), "".join(texts)
+        self._pending, self._pending_bytes = [], 0
+        together = await self._count(pending + batch) if pending + batch else 0
+        if self._tokens + together <= self.limit:
+            self._tokens += together
+            return parts
+        self._tokens += await self._count(pending) if pending else 0
+        admitted: list[ResponsePart] = []
+        for part, text in zip(parts, texts, strict=True):
+            cost = await self._count(text) if text else 0
+            if self._tokens + cost <= self.limit:
+                self._tokens += cost
+                admitted.append(part)
+                continue
+            self.reached = True
+            cut = await self._cut(part, text)
+            if cut is not None:
+                admitted.append(cut)
+            break
+        return admitted
+
+    async def _cut(self, part: ResponsePart, text: str) -> ResponsePart | None:
+        """The longest prefix of a text or thinking part that still fits (None if nothing)."""
+        if not isinstance(part, (TextPart, ThinkingPart)):
+            return None  # a tool call cut short would be invalid JSON: it is dropped
+        room = self.limit - self._tokens
+        low, high = 0, len(text)  # text[:low] fits, text[:high + 1] does not
+        while low < high:
+            middle = (low + high + 1) // 2
+            if await self._count(text[:middle]) <= room:
+                low = middle
+            else:
+                high = middle - 1
+        if low == 0:
+            return None
+        self._tokens += await self._count(text[:low])
+        return part.model_copy(update={"value": text[:low]})

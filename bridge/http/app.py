@@ -1,0 +1,83 @@
+"""The aiohttp application: what every dialect shares, then one line per dialect."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+
+from aiohttp import web
+
+from bridge import SERVICE_NAME, __version__
+from bridge.core.backend import Backend, EditorError
+from bridge.core.errors import ApiError, from_editor
+from bridge.core.request_limits import (
+    MODEL_SLOTS,
+    ModelSlots,
+    TimedBackend,
+    concurrency_middleware,
+)
+from bridge.http import model_routes, security
+from bridge.http.app_keys import BACKEND, SETTINGS
+from bridge.http.body_deadline import read_body_first
+from bridge.http.error_shapes import error_response
+from bridge.http.json_body import strict_json_response
+from bridge.responses import routes as responses
+from bridge.settings import BridgeSettings
+
+log = logging.getLogger(__name__)
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+# Each dialect is a folder whose `mount` adds its routes and its error envelope.
+DIALECTS: tuple[Callable[[web.Application], None], ...] = (responses.mount,)
+
+
+@web.middleware
+async def errors_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """Every failure leaves in its dialect's error envelope; nothing leaves as a bare 500."""
+    try:
+        return await handler(request)
+    except ApiError as exc:
+        return error_response(request, exc)
+    except EditorError as exc:
+        return error_response(request, from_editor(exc.code, exc.message))
+    except web.HTTPException as exc:
+        if exc.status < 400:
+            raise
+        code = {404: "not_found", 405: "method_not_allowed", 413: "request_too_large"}.get(
+            exc.status
+        )
+        message = {404: f"Unknown path {request.path}.", 413: "The request body is too large."}.get(
+            exc.status, exc.reason
+        )
+        return error_response(request, ApiError(exc.status, message, code=code))
+    except Exception:
+        log.exception("Unexpected error while handling %s %s", request.method, request.path)
+        return error_response(
+            request,
+            ApiError(
+                500, "Internal error in Maestro Bridge.", type="server_error", code="internal_error"
+            ),
+        )
+
+
+async def health(request: web.Request) -> web.Response:
+    return strict_json_response({"status": "ok", "service": SERVICE_NAME, "version": __version__})
+
+
+def create_app(backend: Backend, settings: BridgeSettings) -> web.Application:
+    app = web.Application(
+        client_max_size=settings.limits.maxBodyBytes, middlewares=[errors_middleware]
+    )
+    security.install(app, settings)  # Host, Origin, API key: before any route runs
+    # The whole body before the model slot: a slow sender must not hold one.
+    app.middlewares.append(read_body_first(settings.limits))
+    app.middlewares.append(concurrency_middleware)
+    app[MODEL_SLOTS] = ModelSlots(settings.limits.maxConcurrentRequests)
+    app[BACKEND] = TimedBackend(backend, settings.limits)
+    app[SETTINGS] = settings
+    model_routes.mount(app)
+    app.router.add_get("/health", health)
+    for mount in DIALECTS:
+        mount(app)
+    return app

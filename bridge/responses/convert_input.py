@@ -1,0 +1,217 @@
+"""Responses input items -> the editor's chat messages (pure functions).
+
+The editor has only user and assistant messages, so instructions, system and developer
+messages become user messages placed first. Tool calls of one turn go into one assistant
+message and their results into one user message, or model providers reject the history.
+Messages between Codex agents (`agent_message`) become user messages that say who wrote to
+whom. A tool result whose call is nowhere in the input is a 400, as with OpenAI.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from bridge.core import strict_json
+from bridge.core.backend import (
+    ChatMessage,
+    DataPart,
+    MessagePart,
+    TextPart,
+    ToolCallPart,
+    ToolResultPart,
+)
+from bridge.core.errors import ApiError
+from bridge.core.history import normalise_tool_history
+from bridge.core.images import file_parts, image_part, image_reference_note
+from bridge.responses.request import (
+    AdditionalToolsItem,
+    AgentMessageItem,
+    CompactionItem,
+    Content,
+    ContentPart,
+    CreateResponseRequest,
+    CustomToolCallItem,
+    CustomToolCallOutputItem,
+    FunctionCallItem,
+    FunctionCallOutputItem,
+    MessageItem,
+    SkippedItem,
+)
+from bridge.responses.tools import NAMESPACE_SEPARATOR
+
+log = logging.getLogger(__name__)
+
+
+def content_parts(content: Content) -> list[MessagePart]:
+    """Message or tool-output content -> text and data parts."""
+    if isinstance(content, str):
+        return [TextPart(value=content)] if content else []
+    parts: list[MessagePart] = []
+    for part in content:
+        parts.extend(_one_part(part))
+    return parts
+
+
+def _one_part(part: ContentPart) -> list[MessagePart]:
+    if part.text is not None:  # input_text, output_text, text, summary_text, ...
+        return [TextPart(value=part.text)] if part.text else []
+    if part.refusal is not None:
+        return [TextPart(value=part.refusal)]
+    if part.type == "input_image":
+        return [
+            image_part(part.image_url) if part.image_url else image_reference_note(part.file_id)
+        ]
+    if part.type == "input_file":
+        return file_parts(part.filename, part.file_data, part.file_id, part.file_url)
+    if part.encrypted_content is not None:
+        # Codex puts an agent's task here; it is the plain text its model wrote.
+        return [TextPart(value=part.encrypted_content)] if part.encrypted_content else []
+    log.warning("Content part of type %r the editor cannot take: a note instead", part.type)
+    # The model should know that something was there, as with images it cannot fetch.
+    return [TextPart(value=f"[content of type {part.type!r} not included]")]
+
+
+def tool_input(arguments: str) -> dict[str, Any]:
+    """Function-call arguments (a JSON string) -> the object the editor expects."""
+    if not arguments.strip():
+        return {}
+    try:  # strictly: a NaN or a lone surrogate in here could not be sent to the editor
+        value = strict_json.decode(arguments)
+    except (ValueError, RecursionError):
+        return {"arguments": arguments}  # keep what the model wrote, readable
+    return value if isinstance(value, dict) else {"value": value}
+
+
+def _call_part(item: FunctionCallItem | CustomToolCallItem) -> ToolCallPart:
+    # The flat name the tool was offered under (`tools.plan_tools`).
+    name = f"{item.namespace}{NAMESPACE_SEPARATOR}{item.name}" if item.namespace else item.name
+    if isinstance(item, CustomToolCallItem):
+        return ToolCallPart(callId=item.call_id, name=name, input={"input": item.input})
+    return ToolCallPart(callId=item.call_id, name=name, input=tool_input(item.arguments))
+
+
+def _result_part(item: FunctionCallOutputItem | CustomToolCallOutputItem) -> ToolResultPart:
+    content = [p for p in content_parts(item.output) if isinstance(p, (TextPart, DataPart))]
+    return ToolResultPart(callId=item.call_id, content=content or [TextPart(value="")])
+
+
+def agent_message(item: AgentMessageItem) -> ChatMessage | None:
+    """A message between Codex agents: who wrote to whom, then all of its text."""
+    parts = content_parts(item.content)
+    if not parts:
+        return None
+    header = f"[Message from agent {item.author or 'unknown'} to {item.recipient or 'unknown'}]"
+    return ChatMessage(role="user", content=[TextPart(value=header), *parts])
+
+
+def orphan_output_error(index: int, call_id: str) -> ApiError:
+    """What OpenAI answers for a tool result whose call is not in the input."""
+    return ApiError(
+        400,
+        f"No tool call found for function call output with call_id {call_id}. Send the "
+        "`function_call` (or `custom_tool_call`) item before its output.",
+        param=f"input[{index}].call_id",
+    )
+
+
+COMPACTION_PREAMBLE = "Summary of the earlier conversation (compacted):"
+
+
+def compaction_message(item: CompactionItem) -> ChatMessage:
+    """A compaction item's summary, back in the context where the compacted turns were."""
+    return ChatMessage(
+        role="user", content=[TextPart(value=f"{COMPACTION_PREAMBLE}\n\n{item.summary}")]
+    )
+
+
+class _Conversation:
+    """The messages built so far, with the kinds of part the last one holds.
+
+    Knowing those kinds makes each merge check one step: checking every part of the last
+    message instead made 10,000 calls of one turn cost 50 million steps.
+    """
+
+    def __init__(self) -> None:
+        self.messages: list[ChatMessage] = []
+        self._last_kinds: set[type] = set()
+
+    def add(self, message: ChatMessage) -> None:
+        self.messages.append(message)
+        self._last_kinds = {type(part) for part in message.content}
+
+    def append(self, role: str, parts: list[MessagePart], merge_when: tuple[type, ...]) -> None:
+        """Add parts as a new message, or into the previous one when it is of the same kind."""
+        last = self.messages[-1] if self.messages else None
+        if (
+            last is not None
+            and last.role == role
+            and last.content
+            and all(issubclass(kind, merge_when) for kind in self._last_kinds)
+        ):
+            last.content.extend(parts)
+            self._last_kinds.update(type(part) for part in parts)
+            return
+        self.add(ChatMessage(role="user" if role == "user" else "assistant", content=parts))
+
+
+def to_chat_messages(request: CreateResponseRequest) -> list[ChatMessage]:
+    """The whole conversation, system-like text first, in the editor's shape."""
+    preamble: list[ChatMessage] = []
+    if request.instructions:
+        preamble.append(ChatMessage(role="user", content=[TextPart(value=request.instructions)]))
+    items = (
+        request.input
+        if isinstance(request.input, list)
+        else [MessageItem(role="user", content=request.input)]
+    )
+
+    conversation = _Conversation()
+    call_ids: set[str] = set()
+    outputs: list[tuple[int, str]] = []  # (input index, call id) of every tool result
+    for index, item in enumerate(items):
+        if isinstance(item, MessageItem):
+            parts = content_parts(item.content)
+            if not parts:
+                continue
+            if item.role in ("system", "developer"):
+                preamble.append(ChatMessage(role="user", content=parts))
+            elif item.role == "assistant":
+                # Text and tool calls of one turn, in any order, stay one assistant message.
+                conversation.append(
+                    "assistant", parts, merge_when=(TextPart, ToolCallPart, DataPart)
+                )
+            else:
+                conversation.add(ChatMessage(role="user", content=parts))
+        elif isinstance(item, (FunctionCallItem, CustomToolCallItem)):
+            call_ids.add(item.call_id)
+            conversation.append(
+                "assistant",
+                [_call_part(item)],
+                merge_when=(TextPart, ToolCallPart, DataPart),
+            )
+        elif isinstance(item, (FunctionCallOutputItem, CustomToolCallOutputItem)):
+            outputs.append((index, item.call_id))
+            conversation.append("user", [_result_part(item)], merge_when=(ToolResultPart,))
+        elif isinstance(item, AgentMessageItem):
+            message = agent_message(item)
+            if message is not None:
+                conversation.add(message)
+        elif isinstance(item, CompactionItem):
+            conversation.add(compaction_message(item))
+        elif isinstance(item, AdditionalToolsItem):
+            continue  # offered to the editor as tools (`tools.plan_request_tools`)
+        elif isinstance(item, SkippedItem) and item.type != "reasoning":
+            log.warning("Skipping input item of type %r the editor cannot take", item.type)
+    for index, call_id in outputs:
+        if call_id not in call_ids:
+            raise orphan_output_error(index, call_id)
+    return preamble + conversation.messages
+
+
+def editor_messages(request: CreateResponseRequest) -> list[ChatMessage]:
+    """What the editor is sent: the converted conversation, its tool history made pairable.
+
+    The editor's providers reject a call without its result and a result without its call.
+    """
+    return normalise_tool_history(to_chat_messages(request))

@@ -1,0 +1,204 @@
+"""From a validated request to the stream of Responses events: plan, ask the editor, translate.
+
+`response_events` is the single data path; the HTTP layer either writes its batches as SSE or
+folds them into one JSON body (`fold_response`), WebSocket mode sends them as frames.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import AsyncGenerator, AsyncIterator
+from dataclasses import dataclass
+from typing import Any
+
+from bridge.core import ids
+from bridge.core.answer import (
+    INTERNAL_ERROR,
+    INTERNAL_MESSAGE,
+    EditorAnswer,
+    estimate_usage,
+    guarded,
+)
+from bridge.core.backend import (
+    Backend,
+    ChatMessage,
+    ChatRequest,
+    ModelInfo,
+    TextPart,
+)
+from bridge.core.errors import ApiError, from_failure_code, invalid_request
+from bridge.core.models import ModelNames
+from bridge.core.models import resolve_model as resolve_model
+from bridge.core.structured_output import (
+    DEFAULT_CHECK_SECONDS,
+    OutputFormat,
+    check_answer,
+    checked_format,
+    output_format,
+)
+from bridge.core.token_limits import check_context_length
+from bridge.responses.convert_input import editor_messages
+from bridge.responses.events import Event, ResponseEventBuilder
+from bridge.responses.request import CreateResponseRequest
+from bridge.responses.response_object import new_response, usage_object
+from bridge.responses.tools import ToolTarget, plan_request_tools
+
+log = logging.getLogger(__name__)
+
+TERMINAL_EVENTS = ("response.completed", "response.failed", "response.incomplete")
+JUSTIFICATION = "A Responses API client (such as Codex CLI) asked Maestro Bridge for this answer."
+
+
+@dataclass
+class ResponsePlan:
+    chat: ChatRequest
+    response: dict[str, Any]
+    targets: dict[str, ToolTarget]
+    reasoning_summary: bool
+    output_format: OutputFormat | None = None
+    input_tokens: int | None = None  # counted by the editor before sending, when it was
+    check_seconds: float = DEFAULT_CHECK_SECONDS  # the answer's structured-output check
+
+
+def _model_options(request: CreateResponseRequest) -> dict[str, Any]:
+    options: dict[str, Any] = {}
+    if request.temperature is not None:
+        options["temperature"] = request.temperature
+    if request.top_p is not None:
+        options["topP"] = request.top_p
+    if request.max_output_tokens is not None:
+        options["maxOutputTokens"] = request.max_output_tokens
+    if request.reasoning is not None:
+        if request.reasoning.effort:
+            options["reasoningEffort"] = request.reasoning.effort
+        if request.reasoning.summary:
+            options["reasoningSummary"] = request.reasoning.summary
+    return options
+
+
+def plan_response(request: CreateResponseRequest, model: ModelInfo) -> ResponsePlan:
+    """Everything decided before the editor is asked (pure; raises ApiError on bad input)."""
+    tools = plan_request_tools(request)
+    fmt = output_format(request.text)
+    messages = editor_messages(request)
+    if not messages:
+        raise invalid_request(
+            "The input holds no message the model can read.", param="input", code="invalid_value"
+        )
+    options = _model_options(request)
+    if fmt is not None:
+        options["responseFormat"] = fmt.model_option()
+        # First, with the other system-like text: the last message stays the client's.
+        messages.insert(0, ChatMessage(role="user", content=[TextPart(value=fmt.instruction())]))
+    chat = ChatRequest(
+        model=model.id,
+        messages=messages,
+        tools=tools.tools,
+        toolMode=tools.mode,
+        modelOptions=options,
+        justification=JUSTIFICATION,
+    )
+    response = new_response(request, ids.response_id(), tools.echo, tools.choice_echo)
+    summary = request.reasoning is not None and request.reasoning.summary not in (None, "none")
+    return ResponsePlan(chat, response, tools.targets, summary, fmt)
+
+
+async def check_input(backend: Backend, plan: ResponsePlan, model: ModelInfo) -> None:
+    """Before sending: 400 `context_length_exceeded` for input the model cannot read."""
+    plan.input_tokens = await check_context_length(backend, plan.chat, model)
+
+
+async def prepare_response(
+    backend: Backend,
+    request: CreateResponseRequest,
+    names: ModelNames,
+    check_seconds: float = DEFAULT_CHECK_SECONDS,
+) -> ResponsePlan:
+    """Model, plan and input check: what every transport does before asking the editor.
+
+    `check_seconds` bounds validating a structured-output schema, and later the answer."""
+    model = resolve_model(request.model, await backend.list_models(), names)
+    plan = plan_response(request, model)
+    plan.output_format = await checked_format(plan.output_format, check_seconds)
+    plan.check_seconds = check_seconds
+    await check_input(backend, plan, model)
+    return plan
+
+
+def _answer_text(response: dict[str, Any]) -> str:
+    return "".join(
+        part.get("text", "")
+        for item in response["output"]
+        if item.get("type") == "message"
+        for part in item.get("content", [])
+    )
+
+
+async def response_events(
+    backend: Backend, plan: ResponsePlan, keepalive_seconds: float = 0
+) -> AsyncGenerator[list[Event], None]:
+    """Yield batches of events; closing this iterator early cancels the editor request.
+
+    Nothing is yielded before the editor's first part or, with `keepalive_seconds` > 0, the
+    first keepalive (a keepalive event after each that long without a part). A failure before
+    that raises (bridge/core/answer.py), after it the stream ends with `response.failed`.
+    """
+    builder = ResponseEventBuilder(plan.response, plan.targets, plan.reasoning_summary)
+    batches = _response_batches(backend, plan, builder, keepalive_seconds)
+    stream = guarded(batches, lambda error: builder.fail(error.code or error.type, error.message))
+    async with contextlib.aclosing(stream):  # closed now, and with it the editor's chat
+        async for batch in stream:
+            yield batch
+
+
+async def _response_batches(
+    backend: Backend, plan: ResponsePlan, builder: ResponseEventBuilder, keepalive_seconds: float
+) -> AsyncGenerator[list[Event], None]:
+    answer = EditorAnswer(backend, plan.chat, keepalive_seconds)
+    async with contextlib.aclosing(answer.batches()) as parts_batches:
+        async for parts in parts_batches:
+            events = builder.keepalive() if parts is None else builder.add(parts)
+            if events:
+                yield events
+    usage = builder.usage
+    if usage is None:
+        counts = await estimate_usage(
+            backend,
+            plan.chat,
+            plan.input_tokens,
+            "".join(builder.output_text),
+            "".join(builder.reasoning_text),
+        )
+        usage = usage_object(*counts)
+    if answer.cut(usage["output_tokens"]):
+        # The editor has no stop reason; output that reached the limit was cut by it.
+        yield builder.incomplete(usage, "max_output_tokens")
+        return
+    events = builder.complete(usage)  # closes the answer's message: its text is whole
+    answer_text = _answer_text(plan.response)
+    if plan.output_format is not None and answer_text:
+        await check_answer(plan.output_format, answer_text, plan.check_seconds)  # never raises
+    yield events
+
+
+async def fold_response(events: AsyncIterator[list[Event]]) -> dict[str, Any]:
+    """The non-streaming answer: the Response carried by the stream's terminal event."""
+    final: dict[str, Any] | None = None
+    async for batch in events:
+        for event in batch:
+            if event["type"] in TERMINAL_EVENTS:
+                final = event["response"]
+    if final is None:  # cannot happen: response_events always ends with a terminal event
+        raise ApiError(
+            502,
+            "The editor ended the response without a result.",
+            type="server_error",
+            code="editor_error",
+        )
+    if final["status"] == "failed":
+        error = final["error"] or {}
+        if error.get("code") == INTERNAL_ERROR:  # a bug, not the editor: 500 as before a part
+            raise ApiError(500, INTERNAL_MESSAGE, type="server_error", code=INTERNAL_ERROR)
+        raise from_failure_code(str(error.get("code")), str(error.get("message", "")))
+    return final

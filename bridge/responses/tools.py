@@ -1,0 +1,362 @@
+"""Responses tools and `tool_choice` -> the editor's tool list and tool mode (pure functions).
+
+The editor knows only function tools (name, description, JSON schema). So:
+- `function` tools pass through;
+- `custom` tools (Codex's freeform `apply_patch`) become functions taking `{input: string}`,
+  and the model's calls are turned back into `custom_tool_call` items;
+- `namespace` tools are flattened to `<namespace>__<name>` and mapped back;
+- tools offered inside `additional_tools` input items (Codex) join the request's `tools`;
+- hosted tools (web search, code interpreter, ...) run on OpenAI's servers, which the editor
+  cannot reach: they are dropped with one log line each;
+- a second tool of a name already offered is dropped with a log line (providers reject
+  duplicate names);
+- `"encrypted": true` markers in parameter schemas (Codex's collaboration tools ask OpenAI to
+  encrypt those arguments) are OpenAI's extension, not JSON Schema: the editor never sees them.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from bridge.core.backend import ChatTool
+from bridge.core.errors import invalid_request
+from bridge.responses.request import AdditionalToolsItem, CreateResponseRequest
+
+log = logging.getLogger(__name__)
+
+HOSTED_TOOL_PREFIXES = (
+    "web_search",
+    "file_search",
+    "code_interpreter",
+    "computer_use",
+    "computer",
+    "image_generation",
+    "mcp",
+    "local_shell",
+    "shell",
+    "tool_search",
+    "apply_patch",
+)
+
+NAMESPACE_SEPARATOR = "__"
+
+
+class _Tool(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    name: str
+    description: str | None = None
+
+
+class FunctionTool(_Tool):
+    type: Literal["function"]
+    parameters: dict[str, Any] | None = None
+    strict: bool | None = None
+
+
+class CustomTool(_Tool):
+    type: Literal["custom"]
+    format: dict[str, Any] | None = None
+
+
+class NamespaceTool(_Tool):
+    type: Literal["namespace"]
+    tools: list[dict[str, Any]] = Field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class ToolTarget:
+    """What a tool call the editor reports under a flat name stands for."""
+
+    kind: Literal["function", "custom"]
+    name: str
+    namespace: str | None = None
+    # Its schema marks arguments `encrypted`: its calls must say they are plain text.
+    has_encrypted_params: bool = False
+
+
+@dataclass
+class ToolPlan:
+    tools: list[ChatTool]
+    mode: Literal["auto", "required"]
+    targets: dict[str, ToolTarget]
+    echo: list[dict[str, Any]]  # function tools, as the Response object lists them
+    choice_echo: str | dict[str, Any]
+
+
+CUSTOM_INPUT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"input": {"type": "string", "description": "The raw input for the tool."}},
+    "required": ["input"],
+    "additionalProperties": False,
+}
+
+
+def _custom_description(tool: CustomTool) -> str:
+    text = tool.description or ""
+    fmt = tool.format or {}
+    if fmt.get("type") == "grammar" and fmt.get("definition"):
+        # The model must produce text in this grammar; the editor has no other way to say so.
+        text += (
+            f"\n\nPut the raw tool input (not JSON) in `input`. It must follow this "
+            f"{fmt.get('syntax', '')} grammar:\n{fmt['definition']}"
+        )
+    return text
+
+
+def _parse_tool(
+    raw: dict[str, Any], index: str
+) -> FunctionTool | CustomTool | NamespaceTool | None:
+    kind = raw.get("type")
+    model: type[FunctionTool] | type[CustomTool] | type[NamespaceTool]
+    if kind == "function":
+        model = FunctionTool
+    elif kind == "custom":
+        model = CustomTool
+    elif kind == "namespace":
+        model = NamespaceTool
+    else:
+        if isinstance(kind, str) and kind.startswith(HOSTED_TOOL_PREFIXES):
+            log.info("Dropping hosted tool %r: the editor cannot run it", kind)
+        else:
+            log.info("Dropping tool of unknown type %r", kind)
+        return None
+    try:
+        return model.model_validate(raw)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(p) for p in err["loc"])
+        raise invalid_request(
+            f"Invalid tool definition at `{index}.{where}`: {err['msg']}.",
+            param=f"{index}.{where}",
+            code="invalid_value",
+        ) from None
+
+
+# Keys whose value maps names to schemas (the names are not schema keywords).
+_SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
+# Keys whose value is data, not a schema: kept as they are.
+_SCHEMA_DATA = ("enum", "const", "default", "examples", "required")
+
+
+def without_encrypted_markers(schema: Any) -> Any:
+    """The schema without OpenAI's `"encrypted": true` markers (a copy; the input is kept)."""
+    if isinstance(schema, list):
+        return [without_encrypted_markers(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    clean: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key == "encrypted" and isinstance(value, bool):
+            continue
+        if key in _SCHEMA_MAPS and isinstance(value, dict):
+            clean[key] = {name: without_encrypted_markers(sub) for name, sub in value.items()}
+        elif key in _SCHEMA_DATA:
+            clean[key] = value
+        else:
+            clean[key] = without_encrypted_markers(value)
+    return clean
+
+
+@dataclass
+class _Found:
+    flat: str
+    chat: ChatTool
+    target: ToolTarget
+    echo: dict[str, Any] | None  # function tools, as the Response object lists them
+
+
+def _found(tool: FunctionTool | CustomTool, namespace: str | None) -> _Found:
+    flat = f"{namespace}{NAMESPACE_SEPARATOR}{tool.name}" if namespace else tool.name
+    if isinstance(tool, CustomTool):
+        chat = ChatTool(
+            name=flat, description=_custom_description(tool), inputSchema=CUSTOM_INPUT_SCHEMA
+        )
+        return _Found(flat, chat, ToolTarget("custom", tool.name, namespace), None)
+    schema = tool.parameters or {"type": "object", "properties": {}}
+    clean = without_encrypted_markers(schema)
+    encrypted = clean != schema
+    chat = ChatTool(name=flat, description=tool.description or "", inputSchema=clean)
+    echo = (
+        None
+        if namespace
+        else {
+            "type": "function",
+            "name": tool.name,
+            "description": tool.description,
+            "parameters": tool.parameters,
+            "strict": tool.strict,
+        }
+    )
+    return _Found(flat, chat, ToolTarget("function", tool.name, namespace, encrypted), echo)
+
+
+def _flatten(groups: list[tuple[str, list[Any]]]) -> list[_Found]:
+    """Every usable tool of every group (`(param, tools)`), first of each flat name only."""
+    found: dict[str, _Found] = {}
+
+    def add(tool: FunctionTool | CustomTool, namespace: str | None, where: str) -> None:
+        entry = _found(tool, namespace)
+        if entry.flat in found:
+            # Providers reject a request with two tools of one name; the first one wins.
+            log.warning(
+                "Dropping tool %r at `%s`: a tool of that name came first", entry.flat, where
+            )
+            return
+        found[entry.flat] = entry
+
+    for param, raw_tools in groups:
+        for i, raw in enumerate(raw_tools):
+            index = f"{param}[{i}]"
+            if not isinstance(raw, dict):
+                raise invalid_request(
+                    f"`{index}` must be an object.", param=index, code="invalid_value"
+                )
+            tool = _parse_tool(raw, index)
+            if isinstance(tool, NamespaceTool):
+                for j, inner_raw in enumerate(tool.tools):
+                    inner = _parse_tool(inner_raw, f"{index}.tools[{j}]")
+                    if isinstance(inner, (FunctionTool, CustomTool)):
+                        add(inner, tool.name, f"{index}.tools[{j}]")
+            elif tool is not None:
+                add(tool, None, index)
+    return list(found.values())
+
+
+def _chosen_name(choice: dict[str, Any]) -> str | None:
+    name = choice.get("name")
+    if choice.get("type") in ("function", "custom") and isinstance(name, str):
+        namespace = choice.get("namespace")
+        return f"{namespace}{NAMESPACE_SEPARATOR}{name}" if namespace else name
+    return None
+
+
+def _named_tools(
+    choice: dict[str, Any], tools: list[ChatTool], targets: dict[str, ToolTarget], same_kind: bool
+) -> list[ChatTool]:
+    """The tools a `{type, name, namespace?}` entry names (of its type, when `same_kind`)."""
+    name = _chosen_name(choice)
+    if name is None:
+        return []
+    kinds = (choice.get("type"),) if same_kind else ("function", "custom")
+    exact = [t for t in tools if t.name == name and targets[t.name].kind in kinds]
+    if exact or choice.get("namespace"):
+        return exact
+    # Clients name a namespaced tool by its bare name too (Codex's `spawn_agent`).
+    return [
+        t
+        for t in tools
+        if targets[t.name].namespace is not None
+        and targets[t.name].name == name
+        and targets[t.name].kind in kinds
+    ]
+
+
+def additional_tool_groups(request: CreateResponseRequest) -> list[tuple[str, list[Any]]]:
+    """The tools of the request's `additional_tools` input items, each list with its param."""
+    if not isinstance(request.input, list):
+        return []
+    return [
+        (f"input[{index}].tools", list(item.tools))
+        for index, item in enumerate(request.input)
+        if isinstance(item, AdditionalToolsItem)
+    ]
+
+
+def plan_request_tools(request: CreateResponseRequest) -> ToolPlan:
+    """`plan_tools` for everything a request offers (`tools` and `additional_tools` items)."""
+    return plan_tools(request.tools, request.tool_choice, additional_tool_groups(request))
+
+
+def plan_tools(
+    raw_tools: list[dict[str, Any]] | None,
+    choice: str | dict[str, Any] | None,
+    more: list[tuple[str, list[Any]]] | None = None,
+) -> ToolPlan:
+    """Decide which tools the editor sees and in which mode; 400 when the choice cannot be met.
+
+    `more` are further tool lists after `raw_tools`, each with its param (`input[3].tools`).
+    """
+    found = _flatten([("tools", list(raw_tools or [])), *(more or [])])
+    echo = [f.echo for f in found if f.echo is not None]
+    targets = {f.flat: f.target for f in found}
+    tools = [f.chat for f in found]
+
+    if choice is None or choice == "auto":
+        return ToolPlan(tools, "auto", targets, echo, "auto")
+    if choice == "none":
+        return ToolPlan([], "auto", targets, echo, "none")
+    if choice == "required":
+        if not tools:
+            raise invalid_request(
+                "`tool_choice` is `required` but no usable tool was given (hosted tools such as "
+                "web_search cannot run in the editor).",
+                param="tool_choice",
+                code="tool_not_found",
+            )
+        return ToolPlan(tools, "required", targets, echo, "required")
+    if isinstance(choice, dict):
+        if choice.get("type") == "allowed_tools":
+            return _allowed(choice, tools, targets, echo)
+        name = _chosen_name(choice)
+        if name is None:
+            raise invalid_request(
+                f"`tool_choice` of type {choice.get('type')!r} names a tool the editor cannot run.",
+                param="tool_choice",
+                code="tool_not_found",
+            )
+        kind = choice.get("type")
+        only = _named_tools(choice, tools, targets, same_kind=True)
+        if not only:
+            raise invalid_request(
+                f"`tool_choice` names the {kind} tool {name!r}, which is not among the usable "
+                "tools.",
+                param="tool_choice",
+                code="tool_not_found",
+            )
+        choice_echo: str | dict[str, Any] = (
+            {"type": "function", "name": choice["name"]} if kind == "function" else "required"
+        )
+        return ToolPlan(only, "required", targets, echo, choice_echo)
+    raise invalid_request(
+        f"Invalid value for `tool_choice`: {choice!r}.", param="tool_choice", code="invalid_value"
+    )
+
+
+def _allowed(
+    choice: dict[str, Any],
+    tools: list[ChatTool],
+    targets: dict[str, ToolTarget],
+    echo: list[dict[str, Any]],
+) -> ToolPlan:
+    mode = choice.get("mode", "auto")
+    allowed = choice.get("tools")
+    if mode not in ("auto", "required") or not isinstance(allowed, list):
+        raise invalid_request(
+            "`tool_choice` of type `allowed_tools` needs `mode` (auto or "
+            "required) and a `tools` list.",
+            param="tool_choice",
+            code="invalid_value",
+        )
+    named = {
+        t.name
+        for entry in allowed
+        if isinstance(entry, dict)
+        for t in _named_tools(entry, tools, targets, same_kind=False)
+    }
+    kept = [t for t in tools if t.name in named]
+    if mode == "required" and not kept:
+        raise invalid_request(
+            "`tool_choice.tools` matches none of the usable tools.",
+            param="tool_choice.tools",
+            code="tool_not_found",
+        )
+    choice_echo = {
+        "type": "allowed_tools",
+        "mode": mode,
+        "tools": [{"type": "function", "name": t.name} for t in kept],
+    }
+    return ToolPlan(kept, mode, targets, echo, choice_echo)
