@@ -4,22 +4,24 @@ A stream's status line cannot change once sent, so nothing is sent before the fi
 of events (the editor's first part, or the first keepalive while it is silent). A failure
 before that (the editor's Blocked, NoPermissions, an unknown model...) is raised by the event
 source as an ApiError and goes out as the same HTTP error as without streaming: 429 with
-`Retry-After`, 403, 404, 502. After it, the source ends the stream with `response.failed`.
+`Retry-After`, 403, 404, 502. After it, the source ends the stream in its dialect's way
+(`response.failed`, an `error` event...). The dialect says how a batch is framed.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Callable
+from typing import Any
 
 from aiohttp import web
 
 from bridge.core.errors import ApiError
-from bridge.http.sse import DONE, encode_events
 from bridge.http.write_bounds import ClientStuck, WriteBounds
-from bridge.responses.events import Event
-from bridge.responses.responder import TERMINAL_EVENTS
 from bridge.settings import Limits
+
+Event = dict[str, Any]
+Frames = Callable[[list[Event]], bytes]
 
 log = logging.getLogger(__name__)
 
@@ -30,15 +32,11 @@ SSE_HEADERS = {
 }
 
 
-def _frames(batch: list[Event]) -> bytes:
-    data = encode_events(batch)
-    if batch and batch[-1]["type"] in TERMINAL_EVENTS:
-        data += DONE  # in the same write as the terminal event
-    return data
-
-
 async def stream_events(
-    request: web.Request, events: AsyncGenerator[list[Event], None], limits: Limits
+    request: web.Request,
+    events: AsyncGenerator[list[Event], None],
+    limits: Limits,
+    frames: Frames,
 ) -> web.StreamResponse:
     """Write the batches of `events` as SSE; raises what `events` raises before its first.
 
@@ -58,9 +56,9 @@ async def stream_events(
         response = web.StreamResponse(headers=SSE_HEADERS)
         try:
             await bounds.write(response.prepare(request))
-            await bounds.write(response.write(_frames(first)))
+            await bounds.write(response.write(frames(first)))
             async for batch in events:
-                await bounds.write(response.write(_frames(batch)))
+                await bounds.write(response.write(frames(batch)))
         except ClientStuck:
             if request.transport is not None:
                 request.transport.abort()  # unsent data is dropped: the client reads nothing

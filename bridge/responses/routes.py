@@ -8,13 +8,27 @@ from bridge.core.errors import invalid_request
 from bridge.core.request_limits import MODEL_SLOTS, check_request_shape, takes_model_slot
 from bridge.http.app_keys import BACKEND, SETTINGS
 from bridge.http.json_body import read_json, strict_json_response
+from bridge.http.sse import DONE, encode_events
 from bridge.http.sse_response import stream_events
 from bridge.responses import endpoints
 from bridge.responses.compaction import compact_conversation
+from bridge.responses.events import Event
 from bridge.responses.item_cache import ITEM_CACHE, ItemCache, remembering, resolve_references
 from bridge.responses.request import parse_create_request
-from bridge.responses.responder import fold_response, prepare_response, response_events
+from bridge.responses.responder import (
+    TERMINAL_EVENTS,
+    fold_response,
+    prepare_response,
+    response_events,
+)
 from bridge.responses.websocket import serve_websocket, track_websockets
+
+
+def sse_frames(batch: list[Event]) -> bytes:
+    data = encode_events(batch)
+    if batch and batch[-1]["type"] in TERMINAL_EVENTS:
+        data += DONE  # in the same write as the terminal event
+    return data
 
 
 async def create_response(request: web.Request) -> web.StreamResponse:
@@ -35,6 +49,7 @@ async def create_response(request: web.Request) -> web.StreamResponse:
         request,
         remembering(response_events(backend, plan, settings.keepaliveSeconds), items),
         settings.limits,
+        sse_frames,
     )
 
 
