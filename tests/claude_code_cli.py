@@ -89,6 +89,7 @@ def claude_or_skip() -> str:
 @dataclass
 class ClaudeRun:
     command: list[str]
+    pid: int  # also the id of its process group and session
     returncode: int
     stdout: str
     stderr: str
@@ -204,13 +205,13 @@ def run_claude(
             kill_tree(process.pid)
             process.wait()
         kill_process_group(process.pid)
-    return ClaudeRun(command, process.returncode, stdout, stderr, timed_out)
+    return ClaudeRun(command, process.pid, process.returncode, stdout, stderr, timed_out)
 
 
-def kill_process_group(pgid: int) -> None:
-    """SIGKILL every process still in group `pgid` of session `pgid` (background commands
-    the CLI left behind, even those handed to init). Read from /proc rather than killpg, so
-    a group id that was reused meanwhile by someone else's session is never hit."""
+def process_group_members(pgid: int) -> list[int]:
+    """Processes in group `pgid` of session `pgid` (the session `run_claude` starts), from
+    /proc: also those handed to init after their parent died."""
+    members: list[int] = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
@@ -218,7 +219,17 @@ def kill_process_group(pgid: int) -> None:
             fields = (entry / "stat").read_text().rpartition(")")[2].split()
         except OSError:
             continue
-        # After the command name: state, ppid, pgrp, session.
-        if len(fields) > 3 and fields[2] == str(pgid) and fields[3] == str(pgid):
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(int(entry.name), signal.SIGKILL)
+        # After the command name: state, ppid, pgrp, session. Zombies are gone already.
+        in_session = len(fields) > 3 and fields[2] == fields[3] == str(pgid)
+        if in_session and fields[0] not in ("Z", "X"):
+            members.append(int(entry.name))
+    return members
+
+
+def kill_process_group(pgid: int) -> None:
+    """SIGKILL what is left of the CLI's session (background commands it left behind). Read
+    from /proc rather than killpg, which would hit the group even if it were someone else's
+    by now: only members of a session led by that id are killed."""
+    for pid in process_group_members(pgid):
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
