@@ -291,4 +291,4 @@ def test_error_envelope_names_the_field() -> None:
     plain = anthropic_error_body(
         ApiError(404, "No model 'x'.", param="model", code="model_not_found")
     )
-    assert plain["error"] == {"type": "not_found_error", "message": "model: No model 'x'."}
+    assert plain["error"] == {"type": "not_found_error", "message": "No model 'x'."}

@@ -1,0 +1,26 @@
+"""Before the editor is asked: parse the body, resolve the model, plan, check the context."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bridge.anthropic.plan import MessagesPlan, parse_messages_request, plan_messages
+from bridge.core.backend import Backend, ModelInfo
+from bridge.core.models import ModelNames, resolve_model
+from bridge.core.token_limits import check_context_length
+
+
+async def plan_body(
+    backend: Backend, body: Any, names: ModelNames
+) -> tuple[MessagesPlan, ModelInfo]:
+    """Parse, resolve the model, plan (raises ApiError: 400 bad input, 404 unknown model)."""
+    request = parse_messages_request(body)
+    model = resolve_model(request.model, await backend.list_models(), names)
+    return plan_messages(request, model), model
+
+
+async def prepare_messages(backend: Backend, body: Any, names: ModelNames) -> MessagesPlan:
+    """The plan and the context check: all that is done before the editor is asked."""
+    plan, model = await plan_body(backend, body, names)
+    plan.input_tokens = await check_context_length(backend, plan.chat, model)
+    return plan
