@@ -11,18 +11,16 @@ import json
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
-import anthropic
 import pytest
 from anthropic import Anthropic
 from anthropic.types import Message, ToolParam
+from anthropic_http import as_json, make_client, post, text_of
 from anthropic_validation import (
     check_stream,
     parse_sse,
     validate_count_tokens,
-    validate_error,
     validate_message,
     validate_model_list,
 )
@@ -40,54 +38,10 @@ WEATHER_TOOL: ToolParam = {
 HELLO: list[Any] = [{"role": "user", "content": "Hello from the SDK!"}]
 
 
-@dataclass
-class Reply:
-    status_code: int
-    headers: dict[str, str]
-    text: str
-
-    def json(self) -> Any:
-        return json.loads(self.text)
-
-
-def post(
-    url: str, body: Any = None, raw: bytes | None = None, headers: dict[str, str] | None = None
-) -> Reply:
-    """A plain HTTP POST (no SDK in between): what the bridge put on the wire."""
-    data = raw if raw is not None else json.dumps(body).encode()
-    request = urllib.request.Request(
-        url,
-        data=data,
-        headers={"content-type": "application/json", **(headers or {})},
-        method="POST",
-    )
-    try:
-        with urllib.request.urlopen(request, timeout=30) as response:
-            return Reply(
-                response.status,
-                {k.lower(): v for k, v in response.headers.items()},
-                response.read().decode(),
-            )
-    except urllib.error.HTTPError as error:
-        return Reply(
-            error.code, {k.lower(): v for k, v in error.headers.items()}, error.read().decode()
-        )
-
-
-def make_client(server: BridgeServer, api_key: str = "unused") -> Anthropic:
-    # No retries: a 5xx or a dropped connection must fail the test, not be papered over.
-    return Anthropic(base_url=server.root_url, api_key=api_key, max_retries=0, timeout=30)
-
-
 @pytest.fixture
 def client(bridge_server: BridgeServer) -> Iterator[Anthropic]:
     with make_client(bridge_server) as sdk:
         yield sdk
-
-
-def as_json(model: Any) -> dict[str, Any]:
-    data: dict[str, Any] = model.model_dump(mode="json", exclude_unset=True, warnings=False)
-    return data
 
 
 def checked(message: Message) -> Message:
@@ -109,10 +63,6 @@ def raw_stream(server: BridgeServer, body: dict[str, Any], **headers: str) -> di
     result = check_stream(parse_sse(response.text))
     assert result.message is not None, result.error
     return result.message
-
-
-def text_of(message: Message) -> str:
-    return "".join(block.text for block in message.content if block.type == "text")
 
 
 # --------------------------------------------------------------------------- text
@@ -333,90 +283,3 @@ def test_models_list(client: Anthropic, bridge_server: BridgeServer) -> None:
         validate_model_list(anthropic_keys(json.loads(response.read())))
     assert "sim-echo" in [model.id for model in page.data]
     assert client.models.retrieve("sim-echo").id == "sim-echo"
-
-
-# --------------------------------------------------------------------------- errors
-
-
-def error_body(exc: anthropic.APIStatusError) -> dict[str, Any]:
-    body: dict[str, Any] = exc.response.json()
-    validate_error(body)
-    return body
-
-
-def test_bad_request_is_a_400(client: Anthropic, bridge_server: BridgeServer) -> None:
-    bad_role: list[Any] = [{"role": "tool", "content": "x"}]
-    with pytest.raises(anthropic.BadRequestError) as caught:
-        client.messages.create(model="sim-echo", max_tokens=10, messages=bad_role)
-    assert error_body(caught.value)["error"]["type"] == "invalid_request_error"
-    response = post(f"{bridge_server.base_url}/messages", raw=b"{not json")
-    assert response.status_code == 400
-    validate_error(response.json())
-
-
-def test_unknown_model_is_not_found(client: Anthropic) -> None:
-    with pytest.raises(anthropic.NotFoundError) as caught:
-        client.messages.create(model="claude-nope", max_tokens=10, messages=HELLO)
-    assert error_body(caught.value)["error"]["type"] == "not_found_error"
-    with pytest.raises(anthropic.NotFoundError):
-        client.messages.count_tokens(model="claude-nope", messages=HELLO)
-
-
-def test_wrong_key_is_a_401(bridge_server_factory: StartServer) -> None:
-    server = bridge_server_factory("--api-key", "s3cret")
-    with (
-        make_client(server, "wrong") as client,
-        pytest.raises(anthropic.AuthenticationError) as caught,
-    ):
-        client.messages.create(model="sim-echo", max_tokens=10, messages=HELLO)
-    assert error_body(caught.value)["error"]["type"] == "authentication_error"
-    with make_client(server, "s3cret") as client:  # sent as x-api-key
-        assert text_of(client.messages.create(model="sim-echo", max_tokens=50, messages=HELLO))
-    bearer = Anthropic(base_url=server.root_url, auth_token="s3cret", max_retries=0)
-    with bearer:
-        assert bearer.models.list().data
-
-
-def test_failure_mid_stream_is_an_error_event(bridge_server_factory: StartServer) -> None:
-    script = {
-        "rules": [
-            {
-                "match": "break",
-                "reply": [
-                    {"type": "text", "text": "Start"},
-                    {"type": "error", "code": "Other", "message": "Lost."},
-                ],
-            },
-            {
-                "match": "blocked",
-                "reply": [{"type": "error", "code": "Blocked", "message": "Quota."}],
-            },
-        ]
-    }
-    server = bridge_server_factory(script=script)
-    body = {"model": "sim-echo", "max_tokens": 50, "stream": True}
-    response = post(
-        f"{server.base_url}/messages", {**body, "messages": [{"role": "user", "content": "break"}]}
-    )
-    result = check_stream(parse_sse(response.text))
-    assert result.error == {"type": "error", "error": {"type": "api_error", "message": "Lost."}}
-    with make_client(server) as client:
-        with (
-            pytest.raises(anthropic.APIStatusError),
-            client.messages.stream(
-                model="sim-echo", max_tokens=50, messages=[{"role": "user", "content": "break"}]
-            ) as stream,
-        ):
-            stream.get_final_message()
-        with pytest.raises(anthropic.RateLimitError) as caught:
-            client.messages.create(
-                model="sim-echo", max_tokens=50, messages=[{"role": "user", "content": "blocked"}]
-            )
-        assert error_body(caught.value)["error"]["type"] == "rate_limit_error"
-        assert caught.value.response.headers["retry-after"]
-        with pytest.raises(anthropic.InternalServerError) as failed:
-            client.messages.create(
-                model="sim-echo", max_tokens=50, messages=[{"role": "user", "content": "break"}]
-            )
-        assert failed.value.status_code == 502
-        assert error_body(failed.value)["error"]["type"] == "api_error"
