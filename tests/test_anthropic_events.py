@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 import pytest
+from anthropic_validation import check_stream
 
 from bridge.anthropic.errors import anthropic_error_body, error_type
 from bridge.anthropic.events import Event, MessageEventBuilder, fold_message
@@ -292,3 +293,21 @@ def test_error_envelope_names_the_field() -> None:
         ApiError(404, "No model 'x'.", param="model", code="model_not_found")
     )
     assert plain["error"] == {"type": "not_found_error", "message": "No model 'x'."}
+
+
+@pytest.mark.parametrize("thinking", [True, False])
+def test_every_built_stream_passes_the_schema_and_order_rules(thinking: bool) -> None:
+    builder = MessageEventBuilder("m", thinking=thinking)
+    call = ToolCallPart(callId="", name="f", input={"a": "b"})
+    events = builder.ping() + run(
+        builder,
+        [ThinkingPart(value="think")],
+        [TextPart(value="one"), call, TextPart(value="two")],
+        [call, usage_part({"prompt_tokens": 3, "completion_tokens": 2})],
+        reason="tool_use",
+    )
+    result = check_stream([(event["type"], event) for event in events])
+    assert result.message is not None
+    folded = fold_message(events)
+    assert {**folded, "id": "", "content": []} == {**result.message, "id": "", "content": []}
+    assert folded["content"] == result.message["content"]

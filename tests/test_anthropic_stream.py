@@ -7,6 +7,7 @@ from collections.abc import AsyncGenerator
 from typing import Any
 
 import pytest
+from anthropic_validation import check_stream
 
 from bridge.anthropic.events import Event, fold_message
 from bridge.anthropic.plan import MessagesPlan
@@ -72,7 +73,12 @@ def plan(**fields: Any) -> MessagesPlan:
 
 
 async def collect(backend: ScriptedBackend, the_plan: MessagesPlan, **kw: Any) -> list[Event]:
-    return [e async for batch in message_events(backend, the_plan, **kw) for e in batch]
+    """The events, checked against the Messages API's schema and stream order as they end."""
+    events: list[Event] = []
+    async for batch in message_events(backend, the_plan, **kw):
+        events += batch
+    check_stream([(event["type"], event) for event in events])
+    return events
 
 
 def text_of(events: list[Event]) -> str:
@@ -153,3 +159,19 @@ async def test_failure_without_streaming_raises_its_status() -> None:
     with pytest.raises(ApiError) as caught:
         await collect(backend, plan(), raise_failures=True)
     assert caught.value.status == 504
+
+
+class SlowCounter(ScriptedBackend):
+    async def count_tokens(self, model: str, text: str) -> int:
+        await asyncio.sleep(0.5)
+        return await super().count_tokens(model, text)
+
+
+async def test_a_slow_input_count_does_not_hold_message_start_back(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr("bridge.anthropic.stream.START_WAIT_SECONDS", 0.05)
+    backend = SlowCounter([[TextPart(value="quick")]])
+    events = await collect(backend, plan())
+    assert events[0]["message"]["usage"]["input_tokens"] == 0
+    assert events[-2]["usage"]["input_tokens"] == 3  # counted by the end

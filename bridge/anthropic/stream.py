@@ -25,6 +25,8 @@ from bridge.core.token_limits import chat_input_tokens
 
 log = logging.getLogger(__name__)
 
+START_WAIT_SECONDS = 2.0  # how long message_start may wait for the input count
+
 
 async def _input_count(backend: Backend, chat: ChatRequest) -> int:
     """For `message_start`: counted while the editor starts answering; 0 when it cannot."""
@@ -80,7 +82,11 @@ async def _message_batches(
             async for parts in parts_batches:
                 if parts is not None and not parts:
                     continue
-                events = [] if builder.started else builder.start(await _known(plan, counting))
+                events = (
+                    []
+                    if builder.started
+                    else builder.start(await _known(plan, counting, START_WAIT_SECONDS))
+                )
                 if parts is None:
                     events += builder.ping()
                 else:
@@ -106,7 +112,16 @@ async def _message_batches(
                 await counting
 
 
-async def _known(plan: MessagesPlan, counting: asyncio.Future[int] | None) -> int:
+async def _known(
+    plan: MessagesPlan, counting: asyncio.Future[int] | None, wait: float | None = None
+) -> int:
+    """The input count; with `wait`, 0 unless it is ready within that long (the count goes on
+    for `message_delta`: a slow counter must not hold the answer or its pings back)."""
     if counting is None:
         return plan.input_tokens or 0
+    if wait is not None:
+        await asyncio.wait({counting}, timeout=wait)
+        if not counting.done():
+            log.info("The input count was not ready for message_start; it says 0")
+            return 0
     return await counting
