@@ -133,7 +133,7 @@ Probability = Annotated[float, Field(ge=0, le=1)]
 class MessagesRequest(_Lenient):
     model_config = ConfigDict(extra="ignore", allow_inf_nan=False)  # NaN is not JSON
     model: Annotated[str, Field(min_length=1)]
-    messages: list[Message]
+    messages: Annotated[list[Message], Field(min_length=1)]
     max_tokens: Annotated[int, Field(strict=True, ge=1)]
     system: str | list[SystemBlock] | None = None
     tools: list[Any] | None = None
