@@ -162,6 +162,28 @@ def test_tool_choice(choice: dict[str, Any], names: list[str], mode: str) -> Non
     assert got.chat.toolMode == mode
 
 
+# Structured outputs
+
+SCHEMA: dict[str, Any] = {"type": "object", "properties": {"n": {"type": "integer"}}}
+
+
+@pytest.mark.parametrize("where", ["output_config", "output_format"])
+def test_a_json_schema_format_goes_to_the_model_as_option_and_instruction(where: str) -> None:
+    fmt = {"type": "json_schema", "schema": SCHEMA}
+    got = plan(**({"output_config": {"format": fmt}} if where == "output_config" else {where: fmt}))
+    assert got.output_format is not None and got.output_format.schema == SCHEMA
+    option = got.chat.modelOptions["responseFormat"]
+    assert option["type"] == "json_schema" and option["json_schema"]["schema"] == SCHEMA
+    first = got.chat.messages[0].content[0]
+    assert isinstance(first, TextPart) and json.dumps(SCHEMA, separators=(",", ":")) in first.value
+    assert got.chat.messages[-1].content == [TextPart(value="hi")]
+
+
+def test_no_format_no_option() -> None:
+    got = plan(output_config={"effort": "low"})
+    assert got.output_format is None and "responseFormat" not in got.chat.modelOptions
+
+
 # Errors name their param
 
 
@@ -220,6 +242,10 @@ def test_tool_choice(choice: dict[str, Any], names: list[str], mode: str) -> Non
         (body(tools=[BASH], tool_choice={"type": "tool"}), "tool_choice.name"),
         (body(tools=[BASH], tool_choice={"type": "tool", "name": "Read"}), "tool_choice.name"),
         (body(tools=[BASH], tool_choice={"type": "sometimes"}), "tool_choice.type"),
+        (body(output_config={"format": {"type": "json_schema"}}), "output_config.format.schema"),
+        (body(output_config={"format": {"type": "xml"}}), "output_config.format.type"),
+        (body(output_config={"format": "json"}), "output_config.format"),
+        (body(output_format={"type": "json_schema", "schema": []}), "output_format.schema"),
     ],
 )
 def test_bad_input_is_a_400_naming_its_param(raw: Any, param: str) -> None:
