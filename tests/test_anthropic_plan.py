@@ -92,6 +92,20 @@ def test_thinking_and_effort_become_the_reasoning_option(
     assert got.thinking is thinking
 
 
+@pytest.mark.parametrize(
+    ("thinking", "omitted"),
+    [
+        ({"type": "adaptive", "display": "omitted"}, True),
+        ({"type": "enabled", "budget_tokens": 2048, "display": "omitted"}, True),
+        ({"type": "adaptive", "display": "summarized"}, False),
+        ({"type": "adaptive"}, False),
+        ({"type": "disabled", "display": "omitted"}, False),
+    ],
+)
+def test_omitted_thinking_display(thinking: dict[str, Any], omitted: bool) -> None:
+    assert plan(thinking=thinking).thinking_omitted is omitted
+
+
 def test_keys_without_meaning_in_the_editor_are_accepted(caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.DEBUG, logger="bridge.anthropic")
     got = plan(

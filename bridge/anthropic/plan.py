@@ -12,7 +12,12 @@ from typing import Any
 from pydantic import ValidationError
 
 from bridge.anthropic.convert import editor_messages
-from bridge.anthropic.options import log_ignored, model_options, thinking_shown
+from bridge.anthropic.options import (
+    log_ignored,
+    model_options,
+    thinking_omitted,
+    thinking_shown,
+)
 from bridge.anthropic.output_format import requested_format
 from bridge.anthropic.protocol import MessagesRequest
 from bridge.anthropic.tools import plan_tools
@@ -30,6 +35,8 @@ class MessagesPlan:
     stream: bool
     stop_sequences: list[str] = field(default_factory=list)  # cut by the bridge
     thinking: bool = False  # thinking parts become `thinking` blocks (else they are dropped)
+    # `thinking.display: "omitted"` (Claude Code): the blocks come with empty `thinking` text.
+    thinking_omitted: bool = False
     input_tokens: int | None = None  # counted by the editor before sending, when it was
     # JSON the client asked for (`output_config.format`); `checked_format` adds its checker.
     output_format: OutputFormat | None = None
@@ -84,6 +91,7 @@ def plan_messages(request: MessagesRequest, model: ModelInfo) -> MessagesPlan:
         stream=bool(request.stream),
         stop_sequences=list(request.stop_sequences or []),
         thinking=thinking_shown(request),
+        thinking_omitted=thinking_omitted(request),
         output_format=fmt,
     )
 
