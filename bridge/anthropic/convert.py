@@ -41,13 +41,14 @@ def to_chat_messages(request: MessagesRequest) -> list[ChatMessage]:
     system = [TextPart(value=text) for text in system_texts(request.system)]
     preamble: list[ChatMessage] = [ChatMessage(role="user", content=list(system))] if system else []
     conversation: list[ChatMessage] = []
+    answered = False  # an assistant message came already
     for message in request.messages:
         parts: list[MessagePart] = content_parts(message.content, message.role)
         if not parts:
             continue
         last = conversation[-1] if conversation else None
         if message.role == "system":
-            if any(m.role == "assistant" for m in conversation):
+            if answered:
                 conversation.append(
                     ChatMessage(role="user", content=[TextPart(value=SYSTEM_LABEL), *parts])
                 )
@@ -59,6 +60,7 @@ def to_chat_messages(request: MessagesRequest) -> list[ChatMessage]:
             last.content.extend(parts)
         else:
             conversation.append(ChatMessage(role=message.role, content=parts))
+        answered = answered or message.role == "assistant"
     return preamble + conversation
 
 

@@ -60,6 +60,15 @@ def thinking_shown(request: MessagesRequest) -> bool:
     return request.thinking is not None and request.thinking.type in ("enabled", "adaptive")
 
 
+def thinking_omitted(request: MessagesRequest) -> bool:
+    """Whether those blocks come without their text (`display: "omitted"`, as Claude Code asks)."""
+    return (
+        thinking_shown(request)
+        and request.thinking is not None
+        and (request.thinking.display == "omitted")
+    )
+
+
 def model_options(request: MessagesRequest) -> dict[str, Any]:
     options: dict[str, Any] = {"maxOutputTokens": request.max_tokens}
     if request.temperature is not None:

@@ -12,11 +12,18 @@ from typing import Any
 from pydantic import ValidationError
 
 from bridge.anthropic.convert import editor_messages
-from bridge.anthropic.options import log_ignored, model_options, thinking_shown
+from bridge.anthropic.options import (
+    log_ignored,
+    model_options,
+    thinking_omitted,
+    thinking_shown,
+)
+from bridge.anthropic.output_format import requested_format
 from bridge.anthropic.protocol import MessagesRequest
 from bridge.anthropic.tools import plan_tools
-from bridge.core.backend import ChatRequest, ModelInfo
+from bridge.core.backend import ChatMessage, ChatRequest, ModelInfo, TextPart
 from bridge.core.errors import ApiError, invalid_request
+from bridge.core.structured_output import OutputFormat
 
 JUSTIFICATION = "A Messages API client (such as Claude Code) asked Maestro Bridge for this answer."
 
@@ -28,7 +35,11 @@ class MessagesPlan:
     stream: bool
     stop_sequences: list[str] = field(default_factory=list)  # cut by the bridge
     thinking: bool = False  # thinking parts become `thinking` blocks (else they are dropped)
+    # `thinking.display: "omitted"` (Claude Code): the blocks come with empty `thinking` text.
+    thinking_omitted: bool = False
     input_tokens: int | None = None  # counted by the editor before sending, when it was
+    # JSON the client asked for (`output_config.format`); `checked_format` adds its checker.
+    output_format: OutputFormat | None = None
 
 
 def parse_messages_request(body: Any) -> MessagesRequest:
@@ -53,6 +64,7 @@ def parse_messages_request(body: Any) -> MessagesRequest:
 def plan_messages(request: MessagesRequest, model: ModelInfo) -> MessagesPlan:
     """Everything decided before the editor is asked (pure; raises ApiError 400 on bad input)."""
     tools = plan_tools(request.tools, request.tool_choice)
+    fmt = requested_format(request)
     messages = editor_messages(request)
     if not messages:
         raise invalid_request(
@@ -60,12 +72,17 @@ def plan_messages(request: MessagesRequest, model: ModelInfo) -> MessagesPlan:
             param="messages",
             code="invalid_value",
         )
+    options = model_options(request)
+    if fmt is not None:
+        options["responseFormat"] = fmt.model_option()
+        # First, with the other system text: the last message stays the client's.
+        messages.insert(0, ChatMessage(role="user", content=[TextPart(value=fmt.instruction())]))
     chat = ChatRequest(
         model=model.id,
         messages=messages,
         tools=tools.tools,
         toolMode=tools.mode,
-        modelOptions=model_options(request),
+        modelOptions=options,
         justification=JUSTIFICATION,
     )
     return MessagesPlan(
@@ -74,6 +91,8 @@ def plan_messages(request: MessagesRequest, model: ModelInfo) -> MessagesPlan:
         stream=bool(request.stream),
         stop_sequences=list(request.stop_sequences or []),
         thinking=thinking_shown(request),
+        thinking_omitted=thinking_omitted(request),
+        output_format=fmt,
     )
 
 

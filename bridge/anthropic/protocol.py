@@ -125,6 +125,7 @@ class ThinkingConfig(_Lenient):
 
 class OutputConfig(_Lenient):
     effort: str | None = None
+    format: Any = None  # structured outputs: read by output_format.py, which names the param
 
 
 Probability = Annotated[float, Field(ge=0, le=1)]
@@ -133,7 +134,7 @@ Probability = Annotated[float, Field(ge=0, le=1)]
 class MessagesRequest(_Lenient):
     model_config = ConfigDict(extra="ignore", allow_inf_nan=False)  # NaN is not JSON
     model: Annotated[str, Field(min_length=1)]
-    messages: list[Message]
+    messages: Annotated[list[Message], Field(min_length=1)]
     max_tokens: Annotated[int, Field(strict=True, ge=1)]
     system: str | list[SystemBlock] | None = None
     tools: list[Any] | None = None
@@ -144,4 +145,5 @@ class MessagesRequest(_Lenient):
     top_k: Annotated[int, Field(strict=True, ge=0)] | None = None
     thinking: ThinkingConfig | None = None
     output_config: OutputConfig | None = None
+    output_format: Any = None  # the structured-outputs beta's place for `output_config.format`
     stream: StrictBool | None = None

@@ -98,8 +98,14 @@ def plan_tools(raw_tools: list[Any] | None, choice: dict[str, Any] | None) -> To
     if kind == "tool":
         assert choice is not None  # kind came from it
         name = choice.get("name")
+        if not isinstance(name, str) or not name:
+            raise invalid_request(
+                "`tool_choice.name` is required when `tool_choice.type` is `tool`.",
+                param="tool_choice.name",
+                code="missing_required_parameter",
+            )
         only = [tool for tool in tools if tool.name == name]
-        if not isinstance(name, str) or not only:
+        if not only:
             raise invalid_request(
                 f"`tool_choice` names the tool {name!r}, which is not among the usable tools.",
                 param="tool_choice.name",
