@@ -62,9 +62,7 @@ def claude_candidates() -> list[str]:
     candidates = []
     if os.environ.get("MAESTRO_CLAUDE_BIN"):
         candidates.append(os.environ["MAESTRO_CLAUDE_BIN"])
-    candidates.append(
-        str(REPO_ROOT / ".cache" / "claude-code" / "node_modules" / ".bin" / "claude")
-    )
+    candidates.append(str(CACHED_BIN))
     return candidates
 
 
