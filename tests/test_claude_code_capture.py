@@ -15,6 +15,7 @@ this test says which. Measured (see also tests/fixtures/claude_code/):
   default;
 * tools in every request (Bash among them); on turn 2 the `tool_result` carries the command's
   output as a plain string;
+* thinking blocks come back on the next turn exactly as sent, signature included;
 * a 404 `not_found_error` for the model: one more try without streaming (`"stream": false`),
   then exit code 1 and "There's an issue with the selected model (...)".
 
@@ -30,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from anthropic_capture import COMMAND, DONE, REDACTED, capture_server
+from anthropic_capture import COMMAND, DONE, REDACTED, THINKING_SIGNATURE, capture_server
 from claude_code_cli import (
     CLAUDE_TIMEOUT,
     CLAUDE_VERSION,
@@ -189,6 +190,25 @@ def test_the_bash_tool_loop(claude_bin: str, tmp_path: Path) -> None:
     assert len(results) == 1, report
     assert results[0]["tool_use_id"] == tool_use["id"], report
     assert isinstance(results[0]["content"], str), report  # a plain string, not blocks
+
+
+@pytest.mark.timeout(RUN_TIMEOUT)
+def test_thinking_blocks_come_back_with_their_signature(claude_bin: str, tmp_path: Path) -> None:
+    workdir = tmp_path / "work"
+    workdir.mkdir()
+    with capture_server(thinking="I will run it.") as server:
+        run = run_claude(claude_bin, server.base_url, BASH_PROMPT, cwd=workdir, home=tmp_path / "h")
+        requests = server.recorded()
+    assert run.returncode == 0, run.report
+    assert (workdir / "out.txt").is_file(), run.report
+    assert len(requests) == 2, run.report
+    assistant = [m for m in requests[1]["body"]["messages"] if m["role"] == "assistant"]
+    assert [block["type"] for block in assistant[-1]["content"]] == ["thinking", "tool_use"]
+    assert assistant[-1]["content"][0] == {
+        "type": "thinking",
+        "thinking": "I will run it.",
+        "signature": THINKING_SIGNATURE,
+    }
 
 
 @pytest.mark.timeout(RUN_TIMEOUT)
