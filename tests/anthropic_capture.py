@@ -9,7 +9,8 @@ kept) and the JSON body. It answers like the API, with as little as a client acc
   `not_found_error`. Otherwise, when the last user message holds a `tool_result`, the answer
   is the text `done`; when the request offers a tool named `Bash` and the last user message
   mentions `tool_trigger`, the answer is a `tool_use` of `Bash` with `{"command": COMMAND}`;
-  else the text `reply_text`. `"stream": true` gets SSE events, else one Message object.
+  else the text `reply_text`. With `thinking` set, a thinking block (text and signature)
+  comes first. `"stream": true` gets SSE events, else one Message object.
 * `POST /v1/messages/count_tokens`: `{"input_tokens": N}`, N from the body's size.
 * `GET /v1/models`: a list of three models.
 * anything else: 404 `not_found_error`.
@@ -34,12 +35,14 @@ from anthropic_replies import (
     sse_frame,
     text_answer,
     tool_use_answer,
+    with_thinking,
 )
 
 COMMAND = "echo hi > out.txt"
 DONE = "done"
 SECRET_HEADERS = frozenset({"authorization", "x-api-key", "proxy-authorization", "cookie"})
 REDACTED = "<redacted>"
+THINKING_SIGNATURE = "Y2FwdHVyZS1zaWduYXR1cmU="  # opaque to clients: echoed back as is
 LISTED_MODELS = (
     ("claude-opus-4-7", "Claude Opus 4.7"),
     ("claude-sonnet-4-6", "Claude Sonnet 4.6"),
@@ -55,6 +58,7 @@ class CaptureServer:
     reply_text: str = "hello from the capture server"
     tool_trigger: str = "out.txt"
     unknown_models: frozenset[str] = frozenset()
+    thinking: str | None = None  # when set, every answer starts with this thinking block
     requests: list[dict[str, Any]] = field(default_factory=list)
     base_url: str = ""  # http://127.0.0.1:PORT, no /v1 (the form ANTHROPIC_BASE_URL takes)
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -77,6 +81,12 @@ class CaptureServer:
             self.requests.append(entry)
 
     def choose_answer(self, body: dict[str, Any]) -> Answer:
+        answer = self._answer(body)
+        if self.thinking is None:
+            return answer
+        return with_thinking(answer, self.thinking, THINKING_SIGNATURE)
+
+    def _answer(self, body: dict[str, Any]) -> Answer:
         last_user = _last_user_content(body.get("messages"))
         if any(block.get("type") == "tool_result" for block in last_user):
             return text_answer(DONE)

@@ -1,8 +1,8 @@
 """Minimal valid Anthropic Messages answers, for the capture server (tests/anthropic_capture.py).
 
-Each answer is a list of content blocks (text or tool_use) plus a stop reason. `as_message`
-turns it into the non-streaming Message object; `as_events` into the stream events the API
-sends for it (message_start, a ping, each block's start/deltas/stop, message_delta,
+Each answer is a list of content blocks (text, thinking or tool_use) plus a stop reason.
+`as_message` turns it into the non-streaming Message object; `as_events` into the stream
+events the API sends for it (message_start, a ping, each block's start/deltas/stop, message_delta,
 message_stop), and `sse_frame` writes one event as an SSE frame.
 """
 
@@ -36,6 +36,12 @@ def tool_use_answer(name: str, tool_input: dict[str, Any]) -> Answer:
     return Answer((block,), "tool_use")
 
 
+def with_thinking(answer: Answer, thinking: str, signature: str) -> Answer:
+    """The answer with a thinking block (and its opaque signature) before its blocks."""
+    block = {"type": "thinking", "thinking": thinking, "signature": signature}
+    return Answer((block, *answer.blocks), answer.stop_reason)
+
+
 def usage(input_tokens: int, output_tokens: int) -> dict[str, Any]:
     return {
         "input_tokens": input_tokens,
@@ -60,7 +66,13 @@ def as_message(answer: Answer, model: str, input_tokens: int) -> dict[str, Any]:
 
 def _block_events(index: int, block: dict[str, Any]) -> list[dict[str, Any]]:
     """A block as the API streams it: empty at the start, its content in deltas."""
-    if block["type"] == "text":
+    if block["type"] == "thinking":
+        start = {"type": "thinking", "thinking": "", "signature": ""}
+        deltas = [
+            {"type": "thinking_delta", "thinking": block["thinking"]},
+            {"type": "signature_delta", "signature": block["signature"]},
+        ]
+    elif block["type"] == "text":
         start = {"type": "text", "text": ""}
         text = block["text"]
         half = len(text) // 2  # two deltas, so clients must concatenate

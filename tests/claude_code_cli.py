@@ -50,6 +50,10 @@ OFFLINE_ENV = {
     "CLAUDE_CODE_DISABLE_FEATURE_FLAGS": "1",
     "NO_COLOR": "1",
 }
+# For tests of error answers: by default the CLI retries 401, 429, 5xx and 529 with backoff
+# for minutes (measured: 7 tries in 60 s); with this it stops at the first. (A 400 is re-sent
+# up to 5 times all the same, each time with fewer betas: its fallback for strict gateways.)
+NO_RETRIES_ENV = {"CLAUDE_CODE_MAX_RETRIES": "0"}
 # Variables of the developer's own setup that would send the CLI elsewhere or change its models.
 CLEARED_ENV_PREFIXES = ("ANTHROPIC_", "CLAUDE_", "CLAUDECODE", "AWS_BEARER_TOKEN_BEDROCK")
 
@@ -58,9 +62,7 @@ def claude_candidates() -> list[str]:
     candidates = []
     if os.environ.get("MAESTRO_CLAUDE_BIN"):
         candidates.append(os.environ["MAESTRO_CLAUDE_BIN"])
-    candidates.append(
-        str(REPO_ROOT / ".cache" / "claude-code" / "node_modules" / ".bin" / "claude")
-    )
+    candidates.append(str(CACHED_BIN))
     return candidates
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from anthropic.types import RawMessageStreamEvent
-from anthropic_replies import as_events, error_body, text_answer
+from anthropic_replies import as_events, error_body, text_answer, tool_use_answer, with_thinking
 from anthropic_samples import MODEL, Events, named, text_stream, thinking_stream, tool_stream
 from anthropic_validation import check_stream
 from pydantic import TypeAdapter
@@ -18,7 +18,14 @@ from pydantic import TypeAdapter
 START: dict[str, Any] = as_events(text_answer("x"), MODEL, 1)[0]
 
 
-@pytest.mark.parametrize("stream", [text_stream, tool_stream, thinking_stream])
+def thinking_tool_stream() -> Events:
+    answer = with_thinking(tool_use_answer("Bash", {"command": "ls"}), "Hm.", "c2ln")
+    return named(as_events(answer, MODEL, 10))
+
+
+@pytest.mark.parametrize(
+    "stream", [text_stream, tool_stream, thinking_stream, thinking_tool_stream]
+)
 def test_good_streams_pass_and_the_sdk_reads_every_event(stream: Callable[[], Events]) -> None:
     events = stream()
     result = check_stream(events)

@@ -7,10 +7,15 @@ this test says which. Measured (see also tests/fixtures/claude_code/):
   the offline switches of tests/claude_code_cli.py; without them it also sends
   `HEAD /api/hello` to the base URL first);
 * `"stream": true` on every turn, with `Accept: application/json` (not text/event-stream);
+* the key: ANTHROPIC_AUTH_TOKEN as `authorization: Bearer ...`, ANTHROPIC_API_KEY as
+  `x-api-key`;
 * the model names: `claude-opus-5-5` by default, `claude-sonnet-5-5` for `--model sonnet`,
-  `claude-haiku-5-5` for `--model haiku`, any other name as given;
+  `claude-haiku-5-5` for `--model haiku`, any other name as given (with `max_tokens` 32000);
+  ANTHROPIC_DEFAULT_SONNET_MODEL replaces what `--model sonnet` sends, ANTHROPIC_MODEL the
+  default;
 * tools in every request (Bash among them); on turn 2 the `tool_result` carries the command's
   output as a plain string;
+* thinking blocks come back on the next turn exactly as sent, signature included;
 * a 404 `not_found_error` for the model: one more try without streaming (`"stream": false`),
   then exit code 1 and "There's an issue with the selected model (...)".
 
@@ -26,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from anthropic_capture import COMMAND, DONE, capture_server
+from anthropic_capture import COMMAND, DONE, REDACTED, THINKING_SIGNATURE, capture_server
 from claude_code_cli import (
     CLAUDE_TIMEOUT,
     CLAUDE_VERSION,
@@ -65,6 +70,7 @@ def assert_messages_request(request: dict[str, Any], model: str, report: str) ->
     assert headers["user-agent"].startswith(f"claude-cli/{CLAUDE_VERSION} "), report
     assert body["model"] == model, report
     assert body["stream"] is True, report
+    assert headers["accept"] == "application/json", report  # even though it streams
     assert isinstance(body["max_tokens"], int), report
     assert body["system"], report
     assert "Bash" in {tool["name"] for tool in body["tools"]}, report
@@ -105,6 +111,55 @@ def test_the_model_name_asked_for(claude_bin: str, tmp_path: Path, flag: str) ->
 
 
 @pytest.mark.timeout(RUN_TIMEOUT)
+@pytest.mark.parametrize(
+    ("flag", "env", "sent"),
+    [
+        ("sonnet", {"ANTHROPIC_DEFAULT_SONNET_MODEL": "sim-echo"}, "sim-echo"),
+        (None, {"ANTHROPIC_MODEL": "gpt-5.5"}, "gpt-5.5"),
+    ],
+)
+def test_model_names_from_the_environment(
+    claude_bin: str, tmp_path: Path, flag: str | None, env: dict[str, str], sent: str
+) -> None:
+    """How a user points Claude Code's names at the editor's models."""
+    (tmp_path / "work").mkdir()
+    with capture_server() as server:
+        run = run_claude(
+            claude_bin,
+            server.base_url,
+            TEXT_PROMPT,
+            cwd=tmp_path / "work",
+            home=tmp_path / "h",
+            model=flag,
+            env=env,
+        )
+        requests = server.recorded()
+    assert run.returncode == 0, run.report
+    assert [r["body"]["model"] for r in requests] == [sent], run.report
+    assert requests[0]["body"]["max_tokens"] == 32000, run.report  # a name it does not know
+
+
+@pytest.mark.timeout(RUN_TIMEOUT)
+def test_an_api_key_is_sent_as_x_api_key(claude_bin: str, tmp_path: Path) -> None:
+    """ANTHROPIC_API_KEY (instead of ANTHROPIC_AUTH_TOKEN's `authorization: Bearer`)."""
+    (tmp_path / "work").mkdir()
+    with capture_server() as server:
+        run = run_claude(
+            claude_bin,
+            server.base_url,
+            TEXT_PROMPT,
+            cwd=tmp_path / "work",
+            home=tmp_path / "h",
+            env={"ANTHROPIC_AUTH_TOKEN": "", "ANTHROPIC_API_KEY": "dummy-api-key"},
+        )
+        requests = server.recorded()
+    assert run.returncode == 0, run.report
+    headers = requests[0]["headers"]
+    assert headers.get("x-api-key") == REDACTED, headers
+    assert "authorization" not in headers, headers
+
+
+@pytest.mark.timeout(RUN_TIMEOUT)
 def test_the_bash_tool_loop(claude_bin: str, tmp_path: Path) -> None:
     workdir = tmp_path / "work"
     workdir.mkdir()
@@ -135,6 +190,25 @@ def test_the_bash_tool_loop(claude_bin: str, tmp_path: Path) -> None:
     assert len(results) == 1, report
     assert results[0]["tool_use_id"] == tool_use["id"], report
     assert isinstance(results[0]["content"], str), report  # a plain string, not blocks
+
+
+@pytest.mark.timeout(RUN_TIMEOUT)
+def test_thinking_blocks_come_back_with_their_signature(claude_bin: str, tmp_path: Path) -> None:
+    workdir = tmp_path / "work"
+    workdir.mkdir()
+    with capture_server(thinking="I will run it.") as server:
+        run = run_claude(claude_bin, server.base_url, BASH_PROMPT, cwd=workdir, home=tmp_path / "h")
+        requests = server.recorded()
+    assert run.returncode == 0, run.report
+    assert (workdir / "out.txt").is_file(), run.report
+    assert len(requests) == 2, run.report
+    assistant = [m for m in requests[1]["body"]["messages"] if m["role"] == "assistant"]
+    assert [block["type"] for block in assistant[-1]["content"]] == ["thinking", "tool_use"]
+    assert assistant[-1]["content"][0] == {
+        "type": "thinking",
+        "thinking": "I will run it.",
+        "signature": THINKING_SIGNATURE,
+    }
 
 
 @pytest.mark.timeout(RUN_TIMEOUT)
