@@ -311,3 +311,14 @@ def test_every_built_stream_passes_the_schema_and_order_rules(thinking: bool) ->
     folded = fold_message(events)
     assert {**folded, "id": "", "content": []} == {**result.message, "id": "", "content": []}
     assert folded["content"] == result.message["content"]
+
+
+def test_omitted_thinking_keeps_the_block_and_signature_without_text() -> None:
+    builder = MessageEventBuilder("m", thinking=True, omit_thinking=True)
+    events = run(builder, [ThinkingPart(value="private"), TextPart(value="Hi")])
+    deltas = [e["delta"]["type"] for e in events if e["type"] == "content_block_delta"]
+    assert deltas == ["signature_delta", "text_delta"]
+    message = check_stream([(event["type"], event) for event in events]).message
+    assert message is not None
+    assert message["content"][0]["thinking"] == "" and message["content"][0]["signature"]
+    assert builder.reasoning_text == ["private"]  # still counted

@@ -13,6 +13,7 @@ import urllib.request
 from collections.abc import Iterator
 from typing import Any
 
+import anthropic
 import pytest
 from anthropic import Anthropic
 from anthropic.types import Message, ToolParam
@@ -283,3 +284,37 @@ def test_models_list(client: Anthropic, bridge_server: BridgeServer) -> None:
         validate_model_list(anthropic_keys(json.loads(response.read())))
     assert "sim-echo" in [model.id for model in page.data]
     assert client.models.retrieve("sim-echo").id == "sim-echo"
+
+
+def test_structured_output(client: Anthropic, bridge_server: BridgeServer) -> None:
+    schema = {
+        "type": "object",
+        "properties": {"city": {"type": "string"}, "days": {"type": "integer"}},
+        "required": ["city", "days"],
+        "additionalProperties": False,
+    }
+    message = client.messages.create(
+        model="sim-echo",
+        max_tokens=200,
+        messages=HELLO,
+        extra_body={"output_config": {"format": {"type": "json_schema", "schema": schema}}},
+    )
+    answer = json.loads(text_of(checked(message)))
+    assert set(answer) == {"city", "days"} and isinstance(answer["days"], int)
+    bad = {"type": "object", "properties": {"x": {"type": "no-such-type"}}}
+    with pytest.raises(anthropic.BadRequestError):
+        client.messages.create(
+            model="sim-echo",
+            max_tokens=200,
+            messages=HELLO,
+            extra_body={"output_config": {"format": {"type": "json_schema", "schema": bad}}},
+        )
+
+
+def test_omitted_thinking_display(bridge_server: BridgeServer) -> None:
+    thinking = {"type": "adaptive", "display": "omitted"}
+    body = {"model": "sim-reasoning", "max_tokens": 2000, "messages": HELLO, "thinking": thinking}
+    wire = raw_stream(bridge_server, body)
+    assert wire["content"][0]["type"] == "thinking"
+    assert wire["content"][0]["thinking"] == "" and wire["content"][0]["signature"]
+    assert wire["content"][1]["type"] == "text"

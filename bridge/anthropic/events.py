@@ -46,7 +46,9 @@ def usage_fields(counts: UsageCounts) -> dict[str, int]:
 
 
 class MessageEventBuilder:
-    def __init__(self, model: str, thinking: bool, input_tokens: int = 0) -> None:
+    def __init__(
+        self, model: str, thinking: bool, input_tokens: int = 0, *, omit_thinking: bool = False
+    ) -> None:
         self.message: Event = {
             "id": ids.message_id(),
             "type": "message",
@@ -58,12 +60,14 @@ class MessageEventBuilder:
             "usage": usage_fields(UsageCounts(input_tokens, 0)),
         }
         self._thinking = thinking
+        self._omit_thinking = omit_thinking  # `display: "omitted"`: blocks without their text
         self.started = False
         self._open: str | None = None  # the type of the block being streamed
         self._index = -1  # the index of the last block started
         self._used_ids: set[str] = set()
         self.usage: UsageCounts | None = None  # from the editor's usage part, when it sends one
         self.output_text: list[str] = []  # text and tool input, for token estimates
+        self.answer_text: list[str] = []  # the text blocks', for the structured-output check
         self.reasoning_text: list[str] = []  # thinking, counted whether shown or not
         self.tool_calls = 0
 
@@ -124,6 +128,7 @@ class MessageEventBuilder:
         if not value:
             return
         self.output_text.append(value)
+        self.answer_text.append(value)
         if self._open != "text":
             self._open_block({"type": "text", "text": ""}, events)
         delta = {"type": "text_delta", "text": value}
@@ -137,6 +142,8 @@ class MessageEventBuilder:
             return  # not asked for: counted, not shown
         if self._open != "thinking":
             self._open_block({"type": "thinking", "thinking": "", "signature": ""}, events)
+        if self._omit_thinking:
+            return  # the block and its signature go out, its text does not
         delta = {"type": "thinking_delta", "thinking": value}
         events.append({"type": "content_block_delta", "index": self._index, "delta": delta})
 

@@ -41,13 +41,14 @@ async def create_message(request: web.Request) -> web.StreamResponse:
     backend = request.app[BACKEND]
     settings = request.app[SETTINGS]
     body = await _checked_body(request)
-    plan = await prepare_messages(backend, body, settings.model_names())
+    check_seconds = settings.limits.answerCheckSeconds
+    plan = await prepare_messages(backend, body, settings.model_names(), check_seconds)
     if not plan.stream:
-        events = message_events(backend, plan, raise_failures=True)
+        events = message_events(backend, plan, check_seconds=check_seconds, raise_failures=True)
         return strict_json_response(fold_message([e async for batch in events for e in batch]))
     return await stream_events(
         request,
-        message_events(backend, plan, settings.keepaliveSeconds),
+        message_events(backend, plan, settings.keepaliveSeconds, check_seconds),
         settings.limits,
         sse_frames,
     )

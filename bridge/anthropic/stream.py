@@ -21,6 +21,7 @@ from bridge.core.answer import EditorAnswer, estimate_usage, guarded
 from bridge.core.backend import Backend, ChatRequest, EditorError
 from bridge.core.errors import ApiError
 from bridge.core.stop_sequences import StopSequenceCutter
+from bridge.core.structured_output import DEFAULT_CHECK_SECONDS, check_answer
 from bridge.core.token_limits import chat_input_tokens
 
 log = logging.getLogger(__name__)
@@ -49,6 +50,7 @@ async def message_events(
     backend: Backend,
     plan: MessagesPlan,
     keepalive_seconds: float = 0,
+    check_seconds: float = DEFAULT_CHECK_SECONDS,
     *,
     raise_failures: bool = False,
 ) -> AsyncGenerator[list[Event], None]:
@@ -56,21 +58,29 @@ async def message_events(
 
     Nothing is yielded before the editor's first part or first keepalive. `raise_failures`
     (the non-streaming answer) raises a later failure too instead of an `error` event."""
-    builder = MessageEventBuilder(plan.model, plan.thinking, plan.input_tokens or 0)
+    builder = MessageEventBuilder(
+        plan.model, plan.thinking, plan.input_tokens or 0, omit_thinking=plan.thinking_omitted
+    )
 
     def fail(error: ApiError) -> list[Event]:
         if raise_failures:
             raise error
         return builder.fail(error)
 
-    stream = guarded(_message_batches(backend, plan, builder, keepalive_seconds), fail)
+    stream = guarded(
+        _message_batches(backend, plan, builder, keepalive_seconds, check_seconds), fail
+    )
     async with contextlib.aclosing(stream):  # closed now, and with it the editor's chat
         async for batch in stream:
             yield batch
 
 
 async def _message_batches(
-    backend: Backend, plan: MessagesPlan, builder: MessageEventBuilder, keepalive_seconds: float
+    backend: Backend,
+    plan: MessagesPlan,
+    builder: MessageEventBuilder,
+    keepalive_seconds: float,
+    check_seconds: float,
 ) -> AsyncGenerator[list[Event], None]:
     counting: asyncio.Future[int] | None = None
     if plan.input_tokens is None:
@@ -104,7 +114,11 @@ async def _message_batches(
             "".join(builder.reasoning_text),
         )
         reason = stop_reason(cutter, answer.cut(usage.output_tokens), builder.tool_calls)
-        yield tail + builder.finish(reason, cutter.matched, usage)
+        events = tail + builder.finish(reason, cutter.matched, usage)
+        answer_text = "".join(builder.answer_text)
+        if plan.output_format is not None and answer_text and reason == "end_turn":
+            await check_answer(plan.output_format, answer_text, check_seconds)  # never raises
+        yield events
     finally:
         if counting is not None and not counting.done():
             counting.cancel()
