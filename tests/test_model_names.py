@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import random
 import re
 import time
 from collections.abc import AsyncIterator, Iterator
@@ -245,11 +246,32 @@ def test_a_name_without_a_match_is_the_same_404() -> None:
     )
 
 
+def test_words_and_numbers_may_come_in_either_order() -> None:
+    # Copilot's older ids put the version first (`claude-3.5-sonnet`), as Anthropic's did.
+    ids = ["claude-3.5-sonnet", "claude-3.7-sonnet", "claude-3.7-sonnet-thought"]
+    assert answer("claude-3-5-sonnet-20241022", ids) == "claude-3.5-sonnet"
+    assert answer("claude-sonnet-3-5", ids) == "claude-3.5-sonnet"
+    assert answer("claude-3-7-sonnet-20250219", ids) == "claude-3.7-sonnet"
+    assert answer("claude-sonnet-4-5-20250929", ids) == "claude-3.7-sonnet"  # family's newest
+    assert answer("claude-3-7-sonnet-thought", ids) == "claude-3.7-sonnet-thought"
+
+
 def test_newest_prefers_the_plain_id_on_a_tie() -> None:
     ids = ["claude-opus-4-5-20251101", "claude-opus-4.1", "claude-opus-4.5"]
     assert answer("claude-opus-9", ids) == "claude-opus-4.5"
     assert answer("claude-opus-4-5", ids) == "claude-opus-4.5"
     assert answer("claude-opus-4-5-20251101", ids) == "claude-opus-4-5-20251101"
+
+
+def test_odd_names_never_raise_anything_but_the_404() -> None:
+    rng = random.Random(7)
+    alphabet = "ab9-._/@[] 0\u0130\u00b2\U0001f600"
+    for _ in range(3000):
+        requested = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 24)))
+        answered = answer(requested, NEW + OLD)
+        assert answered is None or answered in NEW + OLD
+    assert answer("-".join(["9"] * 20000), NEW) is None
+    assert answer("claude-" + "1-" * 20000 + "opus", NEW) == "claude-opus-4.5"
 
 
 def test_each_pair_is_logged_once(caplog: pytest.LogCaptureFixture) -> None:
