@@ -312,7 +312,7 @@ def test_resolving_is_fast() -> None:
         for name in requested:
             resolve_model(name, models, names)
     per_call = (time.perf_counter() - start) / (200 * len(requested))
-    # Measured about 15 microseconds with 50 editor models; a slow shared machine stays far
+    # Measured about 70 microseconds with 50 editor models; a slow shared machine stays far
     # below this bound, a resolver that re-reads the model list per candidate does not.
     assert per_call < 0.001, per_call
 
