@@ -1,5 +1,5 @@
 """Model names as clients send them (Claude Code, Gemini CLI, Codex), resolved against real
-editor model lists (tests/fixtures/editor_model_lists.json) by bridge/models.py."""
+editor model lists (tests/fixtures/editor_model_lists.json) by bridge/core/models.py."""
 
 from __future__ import annotations
 
@@ -17,10 +17,10 @@ import pytest
 from conftest import BridgeServer
 from fixture_files import FIXTURES
 
-from bridge import models as model_names
-from bridge.backend import ModelInfo
-from bridge.errors import ApiError
-from bridge.models import ModelNames, NameKey, match_name, name_key, resolve_model
+from bridge.core import models as model_names
+from bridge.core.backend import ModelInfo
+from bridge.core.errors import ApiError
+from bridge.core.models import ModelNames, NameKey, match_name, name_key, resolve_model
 
 LISTS: dict[str, list[str]] = {
     name: entry["ids"]
@@ -275,7 +275,7 @@ def test_odd_names_never_raise_anything_but_the_404() -> None:
 
 
 def test_each_pair_is_logged_once(caplog: pytest.LogCaptureFixture) -> None:
-    caplog.set_level(logging.INFO, logger="bridge.models")
+    caplog.set_level(logging.INFO, logger="bridge.core.models")
     names = ModelNames({"my-model": "gpt-5"}, default="gpt-5-mini")
     for _ in range(3):
         answer("claude-sonnet-4-5-20250929", NEW, names)
@@ -283,7 +283,8 @@ def test_each_pair_is_logged_once(caplog: pytest.LogCaptureFixture) -> None:
         answer("my-model", NEW, names)
         answer("unknown-thing", NEW, names)
         answer("gpt-5", NEW, names)  # an exact id: nothing to say
-    lines = [record.getMessage() for record in caplog.records if record.name == "bridge.models"]
+    ours = [record for record in caplog.records if record.name == "bridge.core.models"]
+    lines = [record.getMessage() for record in ours]
     assert lines == [
         "The model 'claude-sonnet-4-5-20250929' is answered by the editor model "
         "'claude-sonnet-4.5' (normalised).",
@@ -294,7 +295,7 @@ def test_each_pair_is_logged_once(caplog: pytest.LogCaptureFixture) -> None:
 
 
 def test_log_memory_stays_bounded(caplog: pytest.LogCaptureFixture) -> None:
-    caplog.set_level(logging.INFO, logger="bridge.models")
+    caplog.set_level(logging.INFO, logger="bridge.core.models")
     names = ModelNames(default="gpt-5")
     for number in range(3000):
         answer(f"unknown-{number}", NEW, names)
