@@ -28,13 +28,8 @@ from bridge.cli import main
 from bridge.configure.bridge_models import ListedModel
 from bridge.configure.codex_choice import Alias, ChoiceError, choose_codex_model
 from bridge.configure.codex_names import codex_offers_all_tools
-from bridge.configure.codex_toml import (
-    CodexSettings,
-    ConfigError,
-    codex_home,
-    merge,
-    write_config,
-)
+from bridge.configure.codex_toml import CodexSettings, codex_home, merge
+from bridge.configure.config_file import ConfigError, write_config
 
 if sys.version_info >= (3, 11):
     import tomllib
