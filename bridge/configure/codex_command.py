@@ -8,19 +8,17 @@ variable to export). `--json` prints the same as one JSON object, for the VS Cod
 
 from __future__ import annotations
 
-import json
 import os
-import sys
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any
 
-from bridge.configure.bridge_models import BridgeUnavailable, fetch_models
-from bridge.configure.codex_choice import ChoiceError, CodexChoice, choose_codex_model
+from bridge.configure.bridge_models import fetch_models
+from bridge.configure.codex_choice import CodexChoice, choose_codex_model
 from bridge.configure.codex_toml import API_KEY_ENV, CodexSettings, codex_home, merge
 from bridge.configure.config_file import Change, ConfigError, read_config, write_config
-from bridge.configure.report import camel, change_lines
+from bridge.configure.report import camel, change_lines, print_outcome
 
 
 @dataclass
@@ -48,16 +46,9 @@ def run_configure_codex(
     dry_run: bool,
     as_json: bool,
 ) -> int:
-    try:
-        outcome = configure_codex(model, base_url, api_key, dry_run, os.environ)
-    except (BridgeUnavailable, ChoiceError, ConfigError) as exc:
-        print(f"maestro-bridge: {exc}", file=sys.stderr)
-        return 1
-    if as_json:
-        print(json.dumps(camel(asdict(outcome)), indent=2))
-    else:
-        print("\n".join(outcome.report))
-    return 0
+    return print_outcome(
+        lambda: configure_codex(model, base_url, api_key, dry_run, os.environ), as_json
+    )
 
 
 def configure_codex(

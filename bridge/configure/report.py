@@ -3,10 +3,28 @@
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Callable
+from dataclasses import asdict
 from typing import Any
 
-from bridge.configure.config_file import Change
+from bridge.configure.bridge_models import BridgeUnavailable, ChoiceError
+from bridge.configure.config_file import Change, ConfigError
+
+
+def print_outcome(configure: Callable[[], Any], as_json: bool) -> int:
+    """Runs a target's `configure` and prints its outcome (a dataclass with `report` lines),
+    or, as JSON, the whole outcome; a failure is one line on stderr and exit code 1."""
+    try:
+        outcome = configure()
+    except (BridgeUnavailable, ChoiceError, ConfigError) as exc:
+        print(f"maestro-bridge: {exc}", file=sys.stderr)
+        return 1
+    if as_json:
+        print(json.dumps(camel(asdict(outcome)), indent=2))
+    else:
+        print("\n".join(outcome.report))
+    return 0
 
 
 def shown(value: Any) -> str:
