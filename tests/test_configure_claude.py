@@ -317,3 +317,27 @@ def test_no_bridge_running_is_a_clear_error_with_a_non_zero_exit(tmp_path: Path)
     assert result.stderr.startswith(f"maestro-bridge: No Maestro Bridge answers at {url}/v1")
     assert "Traceback" not in result.stderr
     assert not folder.exists()
+
+
+def test_json_output_has_the_fields_the_vs_code_command_reads(
+    claude_bridge: BridgeServer, config_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """editor-client/src/claudeSetup.ts (parseClaudeOutcome) checks these names and types."""
+    assert configure(claude_bridge, "--model", "sim-echo", "--json") == 0
+    outcome = json.loads(capsys.readouterr().out)
+    assert outcome == {
+        "config": str(config_dir / "settings.json"),
+        "dryRun": False,
+        "written": True,
+        "backup": None,
+        "baseUrl": root_of(claude_bridge),
+        "model": "sim-echo",
+        "opusModel": "claude-opus-41",
+        "sonnetModel": "claude-sonnet-4.5",
+        "haikuModel": "claude-haiku-4.5",
+        "contextWindow": 128000,
+        "placeholderToken": True,
+        "changes": outcome["changes"],
+        "report": outcome["report"],
+    }
+    assert len(outcome["changes"]) == 7 and all(isinstance(x, str) for x in outcome["report"])
