@@ -144,6 +144,7 @@ def config_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     folder = tmp_path / "claude-config"
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(folder))
     monkeypatch.delenv(KEY_ENV, raising=False)
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     return folder
 
 
@@ -175,6 +176,20 @@ def test_a_fresh_settings_file_gets_the_bridge_and_its_models(
     assert f'env.ANTHROPIC_AUTH_TOKEN: (none) -> "{PLACEHOLDER_TOKEN}"' in out
     assert "(a new file)" in out
     assert "Claude Code asks for 'claude-sonnet-4.5' (128000 input tokens)" in out
+    assert "ANTHROPIC_API_KEY" not in out
+
+
+def test_an_anthropic_key_in_the_environment_is_pointed_out(
+    claude_bridge: BridgeServer,
+    config_dir: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-not-shown")
+    assert configure(claude_bridge, "--dry-run") == 0
+    out = capsys.readouterr().out
+    assert "ANTHROPIC_API_KEY is set here: Claude Code also sends it" in out
+    assert "sk-ant-not-shown" not in out
 
 
 def test_an_existing_file_is_merged_with_a_backup_and_a_second_run_changes_nothing(

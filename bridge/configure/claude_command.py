@@ -110,6 +110,12 @@ def configure_claude(
         ],
     )
     outcome.report = report_lines(outcome, choice, changes)
+    if environ.get("ANTHROPIC_API_KEY"):
+        # Measured with Claude Code 2.1.330: it then sends that key too, as x-api-key.
+        outcome.report.append(
+            "ANTHROPIC_API_KEY is set here: Claude Code also sends it to the bridge (as "
+            "x-api-key), which uses the token; unset it where you run claude."
+        )
     return outcome
 
 
