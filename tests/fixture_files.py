@@ -9,6 +9,7 @@ from typing import Any
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 OPENAPI_SPEC = FIXTURES / "openresponses" / "openapi.json"
 CLIENTS = FIXTURES / "clients"
+CLAUDE_CODE = FIXTURES / "claude_code"
 
 
 def client_requests() -> list[Path]:
@@ -29,3 +30,13 @@ def client_headers(request: Path) -> dict[str, Any]:
         return {}
     headers: dict[str, Any] = json.loads(meta.read_text(encoding="utf-8")).get("headers") or {}
     return headers
+
+
+def claude_code_captures() -> dict[str, dict[str, Any]]:
+    """Claude Code's captured requests by name (`bash-default-2`): method, path, headers, body
+    (tests/record_claude_code.py wrote them); `runs.json`, the CLI's side, is not one of them."""
+    return {
+        path.stem: json.loads(path.read_text(encoding="utf-8"))
+        for path in sorted(CLAUDE_CODE.glob("*.json"))
+        if path.name != "runs.json"
+    }
