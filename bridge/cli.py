@@ -1,5 +1,6 @@
 """The `maestro-bridge` command: `lsp` (what editors launch), `serve` (the headless editor)
-and `configure codex` (Codex's config.toml for the running bridge)."""
+and `configure codex` / `configure claude-code` (a client's configuration for the running
+bridge)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import sys
 from typing import Any
 
 from bridge import __version__
+from bridge.configure.arguments import add_configure, run_configure
 
 DEFAULT_PORT = 23335
 API_KEY_ENV = "MAESTRO_BRIDGE_API_KEY"
@@ -81,48 +83,8 @@ def _parser() -> argparse.ArgumentParser:
         help="close WebSocket connections after this long (default 3600, as OpenAI does)",
     )
     _add_security_options(serve)
-    _add_configure(sub)
+    add_configure(sub)
     return parser
-
-
-def _add_configure(sub: Any) -> None:
-    configure = sub.add_parser("configure", help="configure a client for the running bridge")
-    targets = configure.add_subparsers(dest="target", required=True)
-    codex = targets.add_parser(
-        "codex",
-        help="write the bridge's provider into Codex's config.toml ($CODEX_HOME or ~/.codex)",
-    )
-    codex.add_argument(
-        "--model",
-        metavar="NAME",
-        help="the editor model (or an alias the bridge lists) Codex uses (default: the first)",
-    )
-    codex.add_argument(
-        "--base-url",
-        type=_http_url,
-        default=f"http://127.0.0.1:{DEFAULT_PORT}/v1",
-        help=f"the running bridge (default http://127.0.0.1:{DEFAULT_PORT}/v1)",
-    )
-    codex.add_argument(
-        "--api-key",
-        default=os.environ.get(API_KEY_ENV),
-        help=f"the bridge's API key (default: ${API_KEY_ENV}); Codex then reads it from there",
-    )
-    codex.add_argument(
-        "--dry-run", action="store_true", help="print what would change, write nothing"
-    )
-    codex.add_argument("--json", action="store_true", help="print the outcome as JSON")
-
-
-def _http_url(text: str) -> str:
-    from urllib.parse import urlsplit
-
-    parts = urlsplit(text)
-    if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise argparse.ArgumentTypeError(
-            f"expected an http(s) URL such as http://127.0.0.1:{DEFAULT_PORT}/v1, not {text!r}"
-        )
-    return text.rstrip("/")
 
 
 def _alias(text: str) -> tuple[str, str]:
@@ -270,15 +232,7 @@ def main(argv: list[str] | None = None) -> int:
 
         return run_stdio()
     if args.command == "configure":
-        from bridge.configure.codex_command import run_configure_codex
-
-        return run_configure_codex(
-            model=args.model,
-            base_url=args.base_url,
-            api_key=args.api_key or None,
-            dry_run=args.dry_run,
-            as_json=args.json,
-        )
+        return run_configure(args)
     return _serve(args)
 
 

@@ -25,16 +25,11 @@ from conftest import BridgeServer, StartServer
 from test_e2e_codex import CODEX_TIMEOUT, COMMAND, PATCH_RULES, find_codex
 
 from bridge.cli import main
-from bridge.configure.bridge_models import ListedModel
-from bridge.configure.codex_choice import Alias, ChoiceError, choose_codex_model
+from bridge.configure.bridge_models import ChoiceError, ListedModel
+from bridge.configure.codex_choice import Alias, choose_codex_model
 from bridge.configure.codex_names import codex_offers_all_tools
-from bridge.configure.codex_toml import (
-    CodexSettings,
-    ConfigError,
-    codex_home,
-    merge,
-    write_config,
-)
+from bridge.configure.codex_toml import CodexSettings, codex_home, merge
+from bridge.configure.config_file import ConfigError, write_config
 
 if sys.version_info >= (3, 11):
     import tomllib

@@ -1,8 +1,14 @@
 """`maestro-bridge configure`: write a client's configuration for the running bridge.
 
-- `codex_names`: which model names Codex offers its full tool set to;
+- `arguments`: the `configure codex` / `configure claude-code` options, and running them;
 - `bridge_models`: asks the running bridge for its models (GET /v1/models);
+- `config_file`: reading a configuration file, and replacing it safely with a backup;
+- `report`: the printed list of changes, and the `--json` output;
+- `codex_names`: which model names Codex offers its full tool set to;
 - `codex_choice`: the name Codex should ask for, and the alias the bridge then needs;
 - `codex_toml`: merges our keys into `$CODEX_HOME/config.toml`, keeping everything else;
-- `codex_command`: the `configure codex` subcommand itself (options, output, exit codes).
+- `codex_command`: the `configure codex` subcommand itself (options, output, exit codes);
+- `claude_choice`: the models Claude Code should ask for (main, opus, sonnet, haiku);
+- `claude_settings`: merges our keys into the `env` of Claude Code's `settings.json`;
+- `claude_command`: the `configure claude-code` subcommand itself.
 """

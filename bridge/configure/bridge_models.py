@@ -25,6 +25,10 @@ class BridgeUnavailable(Exception):
     """The bridge did not answer, or not as a bridge does; the message is for the user."""
 
 
+class ChoiceError(Exception):
+    """No listed model fits (unknown `--model`, no models at all); the message is for the user."""
+
+
 @dataclass(frozen=True)
 class ListedModel:
     """One entry of GET /v1/models: an editor model, or an alias of one."""

@@ -14,12 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bridge.configure.bridge_models import ListedModel
+from bridge.configure.bridge_models import ChoiceError, ListedModel
 from bridge.configure.codex_names import PREFERRED_CODEX_MODEL, codex_offers_all_tools
-
-
-class ChoiceError(Exception):
-    """No model fits (unknown `--model`, no models at all); the message is for the user."""
 
 
 @dataclass(frozen=True)

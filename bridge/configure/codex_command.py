@@ -8,26 +8,17 @@ variable to export). `--json` prints the same as one JSON object, for the VS Cod
 
 from __future__ import annotations
 
-import json
 import os
-import sys
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any
 
-from bridge.configure.bridge_models import BridgeUnavailable, fetch_models
-from bridge.configure.codex_choice import ChoiceError, CodexChoice, choose_codex_model
-from bridge.configure.codex_toml import (
-    API_KEY_ENV,
-    Change,
-    CodexSettings,
-    ConfigError,
-    codex_home,
-    merge,
-    read_config,
-    write_config,
-)
+from bridge.configure.bridge_models import fetch_models
+from bridge.configure.codex_choice import CodexChoice, choose_codex_model
+from bridge.configure.codex_toml import API_KEY_ENV, CodexSettings, codex_home, merge
+from bridge.configure.config_file import Change, ConfigError, read_config, write_config
+from bridge.configure.report import camel, change_lines, print_outcome
 
 
 @dataclass
@@ -55,16 +46,9 @@ def run_configure_codex(
     dry_run: bool,
     as_json: bool,
 ) -> int:
-    try:
-        outcome = configure_codex(model, base_url, api_key, dry_run, os.environ)
-    except (BridgeUnavailable, ChoiceError, ConfigError) as exc:
-        print(f"maestro-bridge: {exc}", file=sys.stderr)
-        return 1
-    if as_json:
-        print(json.dumps(_camel(asdict(outcome)), indent=2))
-    else:
-        print("\n".join(outcome.report))
-    return 0
+    return print_outcome(
+        lambda: configure_codex(model, base_url, api_key, dry_run, os.environ), as_json
+    )
 
 
 def configure_codex(
@@ -96,7 +80,7 @@ def configure_codex(
         codex_model=choice.codex_model,
         editor_model=choice.editor_model,
         context_window=choice.context_window,
-        alias=None if choice.alias is None else _camel(asdict(choice.alias)),
+        alias=None if choice.alias is None else camel(asdict(choice.alias)),
         api_key_env=env_key,
         changes=[{"key": c.key, "old": c.old, "new": c.new} for c in changes],
     )
@@ -105,20 +89,13 @@ def configure_codex(
 
 
 def report_lines(outcome: Outcome, choice: CodexChoice, changes: list[Change]) -> list[str]:
-    path = outcome.config
-    lines: list[str] = []
-    if not changes:
-        lines.append(f"{path} already points Codex at the bridge: nothing to change.")
-    else:
-        verb = "Would change" if outcome.dry_run else "Changed"
-        lines.append(f"{verb} {path}:")
-        lines += [f"  {c.key}: {_shown(c.old)} -> {_shown(c.new)}" for c in changes]
-        if outcome.dry_run:
-            lines.append("Dry run: nothing written.")
-        elif outcome.backup:
-            lines.append(f"The previous file is saved as {outcome.backup}")
-        else:
-            lines.append("(a new file)")
+    lines = change_lines(
+        outcome.config,
+        changes,
+        dry_run=outcome.dry_run,
+        backup=outcome.backup,
+        unchanged=f"{outcome.config} already points Codex at the bridge: nothing to change.",
+    )
     window = f", {choice.context_window} input tokens" if choice.context_window else ""
     lines.append(
         f"Codex asks for {choice.codex_model!r}, answered by the editor model "
@@ -141,17 +118,3 @@ def report_lines(outcome: Outcome, choice: CodexChoice, changes: list[Change]) -
             f"Codex sends the API key from ${outcome.api_key_env}: export it where you run codex."
         )
     return lines
-
-
-def _shown(value: Any) -> str:
-    return "(none)" if value is None else json.dumps(value)
-
-
-def _camel(data: dict[str, Any]) -> dict[str, Any]:
-    """snake_case keys as camelCase, the JSON style of the extension that reads them."""
-
-    def camel(key: str) -> str:
-        head, *rest = key.split("_")
-        return head + "".join(part.title() for part in rest)
-
-    return {camel(key): value for key, value in data.items()}

@@ -1,4 +1,4 @@
-"""Our keys in Codex's `config.toml`: where the file is, merging them in, writing it safely.
+"""Our keys in Codex's `config.toml`: where the file is, and merging them in.
 
 Only these keys are ours; everything else in the file (other settings, other providers,
 profiles, comments, the order) is kept as it is, with tomlkit, which edits TOML in place:
@@ -13,24 +13,19 @@ Keys the user added to `[model_providers.maestro]` (such as `supports_websockets
 
 from __future__ import annotations
 
-import os
-import shutil
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import tomlkit
 from tomlkit.exceptions import TOMLKitError
 
+from bridge.configure.config_file import Change, ConfigError
+
 PROVIDER_ID = "maestro"
 PROVIDER_NAME = "Maestro Bridge"
 API_KEY_ENV = "MAESTRO_BRIDGE_API_KEY"
-
-
-class ConfigError(Exception):
-    """The configuration cannot be read or written; the message is for the user."""
 
 
 @dataclass(frozen=True)
@@ -39,13 +34,6 @@ class CodexSettings:
     base_url: str
     context_window: int | None
     env_key: str | None  # the variable Codex reads the API key from; None: no key
-
-
-@dataclass(frozen=True)
-class Change:
-    key: str  # dotted: "model", "model_providers.maestro.base_url"
-    old: Any  # None: was not there
-    new: Any  # None: removed
 
 
 def codex_home(environ: Mapping[str, str]) -> Path:
@@ -122,53 +110,3 @@ def _plain(item: Any) -> Any:
     """A tomlkit item as a plain Python value (for comparing and printing)."""
     unwrap = getattr(item, "unwrap", None)
     return unwrap() if callable(unwrap) else item
-
-
-def read_config(path: Path) -> str:
-    """The file's text; empty when it does not exist yet."""
-    try:
-        return path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return ""
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"cannot read it ({exc})") from None
-
-
-def write_config(path: Path, text: str, now: datetime) -> Path | None:
-    """Writes `text` to `path` (through a symlink), first copying an existing file to a
-    backup `<name>.bak-YYYYmmdd-HHMMSS` beside it; returns the backup's path, if any.
-
-    The new text goes to a temporary file that then replaces the old one, so a crash never
-    leaves a half-written config.
-    """
-    target = path.resolve() if path.is_symlink() else path
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        backup = None
-        if target.exists():
-            backup = _free_backup_path(target, now)
-            shutil.copy2(target, backup)
-        temporary = target.with_name(f".{target.name}.tmp-{os.getpid()}")
-        try:
-            # Owner-only: a config.toml may hold tokens (experimental_bearer_token).
-            fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-            with os.fdopen(fd, "w", encoding="utf-8", newline="") as file:
-                file.write(text)
-            if backup is not None:
-                shutil.copymode(backup, temporary)  # keep the mode the user chose
-            os.replace(temporary, target)
-        finally:
-            temporary.unlink(missing_ok=True)
-    except OSError as exc:
-        raise ConfigError(f"cannot write it ({exc})") from None
-    return backup
-
-
-def _free_backup_path(target: Path, now: datetime) -> Path:
-    stamp = now.strftime("%Y%m%d-%H%M%S")
-    candidate = target.with_name(f"{target.name}.bak-{stamp}")
-    number = 2
-    while candidate.exists():  # two runs within a second keep both backups
-        candidate = target.with_name(f"{target.name}.bak-{stamp}-{number}")
-        number += 1
-    return candidate

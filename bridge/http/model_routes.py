@@ -13,7 +13,7 @@ from typing import Any
 from aiohttp import web
 
 from bridge.core.backend import ModelInfo
-from bridge.core.models import ModelNames, listed_models, resolve_model
+from bridge.core.models import ModelNames, listed_models, model_object, resolve_model
 from bridge.http.app_keys import BACKEND, SETTINGS
 from bridge.http.json_body import strict_json_response
 
@@ -49,9 +49,11 @@ def one_model(
     for entry in listed_models(models, names):
         if entry["id"] == requested:
             return _both_shapes(entry)
-    # Not listed: the same 404 as a create request naming it (the default model not applied).
-    resolve_model(requested, models, ModelNames(names.aliases))
-    raise AssertionError("unreachable: an unlisted name cannot resolve without a default")
+    # Not listed: another spelling of an editor model (`claude-sonnet-4-5`) is that model's
+    # entry under the asked name, as a create request would be answered; anything else is the
+    # same 404 as a create request naming it (the default model not applied).
+    model = resolve_model(requested, models, ModelNames(names.aliases))
+    return _both_shapes(model_object(model, alias=requested))
 
 
 async def list_models(request: web.Request) -> web.Response:

@@ -1,28 +1,7 @@
-// "Configure Codex": the pure parts. The work itself is the Python command
-// `maestro-bridge configure codex` (bridge/configure/), run with the bridge's interpreter so
-// that the CLI and the extension write the same configuration; this module builds its
-// command line, reads its JSON answer and works out the alias setting it may ask for.
+// "Configure Codex": the Codex-specific pure parts (the shared ones are in configureSetup):
+// the answer of `maestro-bridge configure codex --json`, and the alias setting it may ask for.
 
-export const API_KEY_ENV = 'MAESTRO_BRIDGE_API_KEY';
-
-/**
- * `python ARGS`: configure Codex for `model` on the bridge at `url`, answering in JSON.
- * `--opt=value`, so that a model id starting with `-` is not taken for an option.
- */
-export function configureArgs(url: string, model: string): string[] {
-  return ['-m', 'bridge.cli', 'configure', 'codex', '--json', `--model=${model}`, `--base-url=${url}`];
-}
-
-/**
- * The command's environment: the key goes in the variable (an argument would show in `ps`),
- * and only when the bridge has one, so that Codex is told to send a key exactly when needed.
- */
-export function configureEnv(base: NodeJS.ProcessEnv, apiKey: string): NodeJS.ProcessEnv {
-  const env = { ...base };
-  if (apiKey) env[API_KEY_ENV] = apiKey;
-  else delete env[API_KEY_ENV];
-  return env;
-}
+import { fileMessage, isString, parseOutcome, type FileOutcome } from './configureSetup';
 
 export interface CodexAlias {
   name: string;
@@ -31,37 +10,21 @@ export interface CodexAlias {
 }
 
 /** The command's `--json` answer (the fields we use). */
-export interface ConfigureOutcome {
-  config: string;
-  written: boolean;
-  backup: string | null;
+export interface ConfigureOutcome extends FileOutcome {
   codexModel: string;
   editorModel: string;
   alias: CodexAlias | null;
   apiKeyEnv: string | null;
-  report: string[];
 }
 
-const isString = (v: unknown): v is string => typeof v === 'string';
-
-/** The JSON the command printed; throws when it is not the expected shape. */
-export function parseOutcome(stdout: string): ConfigureOutcome {
-  let data: unknown;
-  try {
-    data = JSON.parse(stdout);
-  } catch {
-    throw new Error(`unexpected output from maestro-bridge configure codex: ${stdout.slice(0, 200)}`);
-  }
-  const o = (typeof data === 'object' && data !== null ? data : {}) as Record<string, unknown>;
-  const alias = o.alias as Record<string, unknown> | null | undefined;
-  const aliasOk =
-    alias === null || (typeof alias === 'object' && isString(alias.name) && isString(alias.target) && typeof alias.present === 'boolean');
-  const ok =
-    isString(o.config) && typeof o.written === 'boolean' && (o.backup === null || isString(o.backup)) &&
-    isString(o.codexModel) && isString(o.editorModel) && aliasOk &&
-    (o.apiKeyEnv === null || isString(o.apiKeyEnv)) && Array.isArray(o.report) && o.report.every(isString);
-  if (!ok) throw new Error('maestro-bridge configure codex answered in an unexpected shape (an older version?)');
-  return o as unknown as ConfigureOutcome;
+/** The JSON `configure codex` printed; throws when it is not the expected shape. */
+export function parseCodexOutcome(stdout: string): ConfigureOutcome {
+  return parseOutcome<ConfigureOutcome>(stdout, 'codex', (o) => {
+    const alias = o.alias as Record<string, unknown> | null | undefined;
+    const aliasOk =
+      alias === null || (typeof alias === 'object' && isString(alias.name) && isString(alias.target) && typeof alias.present === 'boolean');
+    return isString(o.codexModel) && isString(o.editorModel) && aliasOk && (o.apiKeyEnv === null || isString(o.apiKeyEnv));
+  });
 }
 
 /** Where a setting is set (`inspect()`), narrowed to the scopes we may write. */
@@ -94,10 +57,8 @@ export function aliasUpdate(
 
 /** The one-line notification after a successful run. */
 export function outcomeMessage(o: ConfigureOutcome, aliasSet: boolean): string {
-  const what = o.written ? `wrote ${o.config}` : `${o.config} was already up to date`;
-  const backup = o.backup ? ` (backup: ${o.backup})` : '';
   const model = o.codexModel === o.editorModel ? o.codexModel : `${o.codexModel} (answered by ${o.editorModel})`;
   const alias = aliasSet && o.alias ? ` Set the alias ${o.alias.name} → ${o.alias.target}; the bridge restarts.` : '';
   const key = o.apiKeyEnv ? ` Export ${o.apiKeyEnv} with the API key where you run codex.` : '';
-  return `Codex configured: ${what}${backup}, model ${model}.${alias}${key}`;
+  return `Codex configured: ${fileMessage(o)}, model ${model}.${alias}${key}`;
 }

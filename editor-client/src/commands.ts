@@ -2,7 +2,9 @@
 
 import { execFile } from 'node:child_process';
 import * as vscode from 'vscode';
-import { aliasUpdate, configureArgs, configureEnv, outcomeMessage, parseOutcome, type Scope } from './codexSetup';
+import { claudeOutcomeMessage, parseClaudeOutcome } from './claudeSetup';
+import { aliasUpdate, outcomeMessage, parseCodexOutcome, type ConfigureOutcome, type Scope } from './codexSetup';
+import { configureArgs, configureEnv, type ConfigureTarget, type FileOutcome } from './configureSetup';
 import type { Controller } from './controller';
 import { codexConfig, describeState, endpointUrlOf, toRpcError } from './convert';
 import type { Logger } from './logging';
@@ -37,7 +39,7 @@ function endpointUrl(controller: Controller): string | undefined {
   return undefined;
 }
 
-/** `python -m bridge.cli configure codex ...`: its stdout, or an Error with its message. */
+/** `python -m bridge.cli configure TARGET ...`: its stdout, or an Error with its message. */
 function runConfigure(python: string, args: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<string> {
   return new Promise((resolve, reject) => {
     execFile(python, args, { cwd, env, timeout: CONFIGURE_TIMEOUT_MS }, (err, stdout, stderr) => {
@@ -48,33 +50,49 @@ function runConfigure(python: string, args: string[], env: NodeJS.ProcessEnv, cw
   });
 }
 
+/** One "Configure CLIENT" command: the client's name, its target, how to read and finish. */
+interface ConfigureSpec<T extends FileOutcome> {
+  client: string;
+  target: ConfigureTarget;
+  parse: (stdout: string) => T;
+  /** Runs after the configuration was written; returns the notification to show. */
+  finish: (outcome: T) => Promise<string>;
+}
+
+/** Asks for a model, runs `maestro-bridge configure TARGET` with it, and reports. */
+async function configureClient<T extends FileOutcome>(
+  controller: Controller, storage: vscode.Uri, log: Logger, spec: ConfigureSpec<T>,
+): Promise<void> {
+  const url = endpointUrl(controller);
+  if (!url || !controller.python) return;
+  const model = await pickModel(`The model ${spec.client} should use`);
+  if (!model) return;
+  const args = configureArgs(spec.target, url, model.id);
+  log.info(`$ ${controller.python} ${args.join(' ')}`);
+  let outcome: T;
+  try {
+    const stdout = await runConfigure(controller.python, args, configureEnv(process.env, controller.settings.apiKey), neutralCwd(storage));
+    outcome = spec.parse(stdout);
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    log.error(`Configure ${spec.client}: ${message}`);
+    void vscode.window.showErrorMessage(`Maestro Bridge could not configure ${spec.client}: ${message}`, 'Show Logs').then((p) => {
+      if (p) log.channel.show();
+    });
+    return;
+  }
+  for (const line of outcome.report) log.info(line);
+  void vscode.window.showInformationMessage(await spec.finish(outcome));
+}
+
 const SCOPES: Record<Scope, vscode.ConfigurationTarget> = {
   global: vscode.ConfigurationTarget.Global,
   workspace: vscode.ConfigurationTarget.Workspace,
   workspaceFolder: vscode.ConfigurationTarget.WorkspaceFolder,
 };
 
-/** Writes Codex's config.toml through the Python command, then adds the alias it needs. */
-async function configureCodex(controller: Controller, storage: vscode.Uri, log: Logger): Promise<void> {
-  const url = endpointUrl(controller);
-  if (!url || !controller.python) return;
-  const model = await pickModel('The model Codex should use');
-  if (!model) return;
-  const args = configureArgs(url, model.id);
-  log.info(`$ ${controller.python} ${args.join(' ')}`);
-  let outcome;
-  try {
-    const stdout = await runConfigure(controller.python, args, configureEnv(process.env, controller.settings.apiKey), neutralCwd(storage));
-    outcome = parseOutcome(stdout);
-  } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
-    log.error(`Configure Codex: ${message}`);
-    void vscode.window.showErrorMessage(`Maestro Bridge could not configure Codex: ${message}`, 'Show Logs').then((p) => {
-      if (p) log.channel.show();
-    });
-    return;
-  }
-  for (const line of outcome.report) log.info(line);
+/** After Codex's config.toml is written: adds the alias it needs to the settings. */
+async function addCodexAlias(outcome: ConfigureOutcome, log: Logger): Promise<string> {
   let aliasSet = false;
   if (outcome.alias) {
     const config = vscode.workspace.getConfiguration(SECTION);
@@ -86,7 +104,7 @@ async function configureCodex(controller: Controller, storage: vscode.Uri, log: 
       aliasSet = true;
     }
   }
-  void vscode.window.showInformationMessage(outcomeMessage(outcome, aliasSet));
+  return outcomeMessage(outcome, aliasSet);
 }
 
 export function registerCommands(controller: Controller, log: Logger, storage: vscode.Uri): vscode.Disposable[] {
@@ -106,7 +124,12 @@ export function registerCommands(controller: Controller, log: Logger, storage: v
       await vscode.env.clipboard.writeText(codexConfig(url, model.id, controller.settings.apiKey !== ''));
       void vscode.window.showInformationMessage('Copied a Codex configuration: paste it into ~/.codex/config.toml.');
     }),
-    register('maestroBridge.configureCodex', () => configureCodex(controller, storage, log)),
+    register('maestroBridge.configureCodex', () => configureClient(controller, storage, log, {
+      client: 'Codex', target: 'codex', parse: parseCodexOutcome, finish: (o) => addCodexAlias(o, log),
+    })),
+    register('maestroBridge.configureClaudeCode', () => configureClient(controller, storage, log, {
+      client: 'Claude Code', target: 'claude-code', parse: parseClaudeOutcome, finish: (o) => Promise.resolve(claudeOutcomeMessage(o)),
+    })),
     register('maestroBridge.showStatus', async () => {
       const state = controller.state;
       const models = await vscode.lm.selectChatModels({});

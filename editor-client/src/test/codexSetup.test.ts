@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import {
-  aliasUpdate, API_KEY_ENV, configureArgs, configureEnv, outcomeMessage, parseOutcome, type ConfigureOutcome,
-} from '../codexSetup';
+import { aliasUpdate, outcomeMessage, parseCodexOutcome, type ConfigureOutcome } from '../codexSetup';
+import { API_KEY_ENV } from '../configureSetup';
 
 const outcome: ConfigureOutcome = {
   config: '/home/u/.codex/config.toml',
@@ -15,48 +14,23 @@ const outcome: ConfigureOutcome = {
   report: ['Changed /home/u/.codex/config.toml:'],
 };
 
-describe('configureArgs', () => {
-  it('runs the Python command in JSON mode with the model and the endpoint', () => {
-    assert.deepEqual(configureArgs('http://127.0.0.1:23335/v1', 'gpt-4.1'), [
-      '-m', 'bridge.cli', 'configure', 'codex', '--json', '--model=gpt-4.1', '--base-url=http://127.0.0.1:23335/v1',
-    ]);
-  });
-
-  it('keeps a model id that starts with a dash a value', () => {
-    assert.ok(configureArgs('http://x/v1', '-odd').includes('--model=-odd'));
-  });
-});
-
-describe('configureEnv', () => {
-  it('passes the API key in the environment, not on the command line', () => {
-    const env = configureEnv({ PATH: '/bin' }, 'k-1');
-    assert.deepEqual(env, { PATH: '/bin', [API_KEY_ENV]: 'k-1' });
-  });
-
-  it('drops an inherited key when the bridge has none, and leaves the base alone', () => {
-    const base = { PATH: '/bin', [API_KEY_ENV]: 'stale' };
-    assert.deepEqual(configureEnv(base, ''), { PATH: '/bin' });
-    assert.equal(base[API_KEY_ENV], 'stale');
-  });
-});
-
-describe('parseOutcome', () => {
+describe('parseCodexOutcome', () => {
   it('reads the JSON the command prints (extra fields allowed)', () => {
-    const parsed = parseOutcome(JSON.stringify({ ...outcome, dryRun: false, changes: [] }));
+    const parsed = parseCodexOutcome(JSON.stringify({ ...outcome, dryRun: false, changes: [] }));
     assert.equal(parsed.codexModel, 'gpt-5.5');
     assert.deepEqual(parsed.alias, outcome.alias);
   });
 
   it('accepts no alias and no backup', () => {
-    const parsed = parseOutcome(JSON.stringify({ ...outcome, alias: null, backup: null }));
+    const parsed = parseCodexOutcome(JSON.stringify({ ...outcome, alias: null, backup: null }));
     assert.equal(parsed.alias, null);
   });
 
   it('rejects output that is not JSON, or not this shape', () => {
-    assert.throws(() => parseOutcome('Traceback ...'), /unexpected output/);
-    assert.throws(() => parseOutcome(JSON.stringify({ ...outcome, alias: { name: 'x' } })), /unexpected shape/);
-    assert.throws(() => parseOutcome(JSON.stringify({ ...outcome, report: 'text' })), /unexpected shape/);
-    assert.throws(() => parseOutcome('null'), /unexpected shape/);
+    assert.throws(() => parseCodexOutcome('Traceback ...'), /unexpected output from maestro-bridge configure codex/);
+    assert.throws(() => parseCodexOutcome(JSON.stringify({ ...outcome, alias: { name: 'x' } })), /unexpected shape/);
+    assert.throws(() => parseCodexOutcome(JSON.stringify({ ...outcome, report: 'text' })), /unexpected shape/);
+    assert.throws(() => parseCodexOutcome('null'), /unexpected shape/);
   });
 });
 

@@ -1,0 +1,101 @@
+"""The `maestro-bridge configure TARGET` options, and running the chosen target.
+
+Only argparse here: each target's modules are imported when it runs, so `serve` and `lsp`
+do not pay for them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from typing import Any
+from urllib.parse import urlsplit
+
+API_KEY_ENV = "MAESTRO_BRIDGE_API_KEY"
+DEFAULT_ROOT = "http://127.0.0.1:23335"
+
+
+def add_configure(sub: Any) -> None:
+    """Adds `configure codex` and `configure claude-code` to the subcommands `sub`."""
+    configure = sub.add_parser("configure", help="configure a client for the running bridge")
+    targets = configure.add_subparsers(dest="target", required=True)
+    codex = targets.add_parser(
+        "codex",
+        help="write the bridge's provider into Codex's config.toml ($CODEX_HOME or ~/.codex)",
+    )
+    codex.add_argument(
+        "--model",
+        metavar="NAME",
+        help="the editor model (or an alias the bridge lists) Codex uses (default: the first)",
+    )
+    codex.add_argument(
+        "--base-url",
+        type=_http_url,
+        default=f"{DEFAULT_ROOT}/v1",
+        help=f"the running bridge (default {DEFAULT_ROOT}/v1)",
+    )
+    _add_common(codex, "Codex then reads it from there")
+
+    claude = targets.add_parser(
+        "claude-code",
+        help="write the bridge into the env of Claude Code's settings.json "
+        "($CLAUDE_CONFIG_DIR or ~/.claude)",
+    )
+    claude.add_argument(
+        "--model",
+        metavar="NAME",
+        help="the model Claude Code uses, as the bridge lists it "
+        "(default: the newest Claude sonnet or opus, else the first)",
+    )
+    claude.add_argument(
+        "--url",
+        "--base-url",
+        dest="url",
+        type=_http_url,
+        default=DEFAULT_ROOT,
+        help=f"the running bridge, with or without /v1 (default {DEFAULT_ROOT})",
+    )
+    _add_common(claude, "written as ANTHROPIC_AUTH_TOKEN")
+
+
+def _add_common(target: argparse.ArgumentParser, key_use: str) -> None:
+    target.add_argument(
+        "--api-key",
+        default=os.environ.get(API_KEY_ENV),
+        help=f"the bridge's API key (default: ${API_KEY_ENV}); {key_use}",
+    )
+    target.add_argument(
+        "--dry-run", action="store_true", help="print what would change, write nothing"
+    )
+    target.add_argument("--json", action="store_true", help="print the outcome as JSON")
+
+
+def _http_url(text: str) -> str:
+    parts = urlsplit(text)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise argparse.ArgumentTypeError(
+            f"expected an http(s) URL such as {DEFAULT_ROOT}/v1, not {text!r}"
+        )
+    return text.rstrip("/")
+
+
+def run_configure(args: argparse.Namespace) -> int:
+    if args.target == "claude-code":
+        from bridge.configure.claude_command import run_configure_claude
+
+        return run_configure_claude(
+            model=args.model,
+            url=args.url,
+            api_key=args.api_key or None,
+            dry_run=args.dry_run,
+            as_json=args.json,
+        )
+    from bridge.configure.codex_command import run_configure_codex
+
+    return run_configure_codex(
+        model=args.model,
+        base_url=args.base_url,
+        api_key=args.api_key or None,
+        dry_run=args.dry_run,
+        as_json=args.json,
+    )

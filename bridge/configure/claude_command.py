@@ -1,0 +1,159 @@
+"""`maestro-bridge configure claude-code`: point Claude Code at the running bridge in one step.
+
+It asks the bridge for its models, picks the ones Claude Code should ask for
+(`claude_choice`), merges them with the bridge's address and key into the `env` object of
+Claude Code's `settings.json` (`claude_settings`), with a backup of the old file, and prints
+what changed (the key redacted). `--json` prints the same as one JSON object, for the VS Code
+command.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from bridge.configure.bridge_models import fetch_models
+from bridge.configure.claude_choice import ClaudeChoice, choose_claude_models
+from bridge.configure.claude_settings import (
+    AUTH_TOKEN_KEY,
+    PLACEHOLDER_TOKEN,
+    ClaudeSettings,
+    claude_config_dir,
+    merge,
+)
+from bridge.configure.config_file import Change, ConfigError, read_config, write_config
+from bridge.configure.report import change_lines, print_outcome, shown
+
+# Claude Code 2.1.330 reads a smaller CLAUDE_CODE_AUTO_COMPACT_WINDOW as this many tokens
+# (and warns): measured in its bundled code, where the minimum is 1e5.
+CLAUDE_MIN_COMPACT_WINDOW = 100_000
+
+
+@dataclass
+class Outcome:
+    """What `configure claude-code` did (also its `--json` output)."""
+
+    config: str
+    dry_run: bool
+    written: bool
+    backup: str | None
+    base_url: str
+    model: str
+    opus_model: str
+    sonnet_model: str
+    haiku_model: str
+    context_window: int | None
+    placeholder_token: bool  # the bridge wants no key: the token written is a placeholder
+    changes: list[dict[str, Any]]
+    report: list[str] = field(default_factory=list)
+
+
+def bridge_root(url: str) -> str:
+    """The bridge's root URL, what Claude Code wants as ANTHROPIC_BASE_URL: `url` without a
+    trailing `/v1` (either form is accepted)."""
+    root = url.rstrip("/")
+    return root[: -len("/v1")] if root.endswith("/v1") else root
+
+
+def run_configure_claude(
+    *,
+    model: str | None,
+    url: str,
+    api_key: str | None,
+    dry_run: bool,
+    as_json: bool,
+) -> int:
+    return print_outcome(
+        lambda: configure_claude(model, url, api_key, dry_run, os.environ), as_json
+    )
+
+
+def configure_claude(
+    model: str | None,
+    url: str,
+    api_key: str | None,
+    dry_run: bool,
+    environ: Mapping[str, str],
+    now: datetime | None = None,
+) -> Outcome:
+    root = bridge_root(url)
+    choice = choose_claude_models(fetch_models(f"{root}/v1", api_key), model)
+    token = api_key or PLACEHOLDER_TOKEN
+    settings = ClaudeSettings(
+        root, token, choice.model, choice.family_models, choice.context_window
+    )
+    path = claude_config_dir(environ) / "settings.json"
+    try:
+        new, changes = merge(read_config(path), settings)
+        backup = None
+        if changes and not dry_run:
+            backup = write_config(path, new, now or datetime.now())
+    except ConfigError as exc:
+        raise ConfigError(f"Claude Code's settings {path}: {exc}") from None
+    outcome = Outcome(
+        config=str(path),
+        dry_run=dry_run,
+        written=bool(changes) and not dry_run,
+        backup=None if backup is None else str(backup),
+        base_url=root,
+        model=choice.model,
+        opus_model=choice.family_models["opus"],
+        sonnet_model=choice.family_models["sonnet"],
+        haiku_model=choice.family_models["haiku"],
+        context_window=choice.context_window,
+        placeholder_token=api_key is None,
+        changes=[
+            {"key": c.key, "old": _redacted(c, c.old), "new": _redacted(c, c.new)} for c in changes
+        ],
+    )
+    outcome.report = report_lines(outcome, choice, changes)
+    if environ.get("ANTHROPIC_API_KEY"):
+        # Measured with Claude Code 2.1.330: it then sends that key too, as x-api-key.
+        outcome.report.append(
+            "ANTHROPIC_API_KEY is set here: Claude Code also sends it to the bridge (as "
+            "x-api-key), which uses the token; unset it where you run claude."
+        )
+    return outcome
+
+
+def _redacted(change: Change, value: Any) -> Any:
+    """A token as the report shows it: never its value, except our placeholder."""
+    if change.key != f"env.{AUTH_TOKEN_KEY}" or value is None or value == PLACEHOLDER_TOKEN:
+        return value
+    return "(redacted)"
+
+
+def _show(change: Change, value: Any) -> str:
+    hidden = _redacted(change, value)
+    return hidden if hidden == "(redacted)" else shown(value)
+
+
+def report_lines(outcome: Outcome, choice: ClaudeChoice, changes: list[Change]) -> list[str]:
+    lines = change_lines(
+        outcome.config,
+        changes,
+        dry_run=outcome.dry_run,
+        backup=outcome.backup,
+        unchanged=f"{outcome.config} already points Claude Code at the bridge: nothing to change.",
+        show=_show,
+    )
+    window = choice.context_window
+    tokens = f" ({window} input tokens)" if window else ""
+    families = ", ".join(f"{name} -> {model}" for name, model in choice.family_models.items())
+    lines.append(f"Claude Code asks for {choice.model!r}{tokens}; {families}.")
+    if window is not None and window < CLAUDE_MIN_COMPACT_WINDOW:
+        lines.append(
+            f"Claude Code compacts a conversation at {CLAUDE_MIN_COMPACT_WINDOW} tokens at the "
+            f"earliest, above this model's {window}: long sessions may fail before it does."
+        )
+    if outcome.placeholder_token:
+        lines.append(
+            f"The bridge wants no API key: {AUTH_TOKEN_KEY} is the placeholder "
+            f"{PLACEHOLDER_TOKEN!r}."
+        )
+    else:
+        lines.append(f"{AUTH_TOKEN_KEY} holds the bridge's API key.")
+    return lines

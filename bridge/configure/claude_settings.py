@@ -1,0 +1,99 @@
+"""Our keys in Claude Code's `settings.json`: where the file is, and merging them in.
+
+Claude Code applies the `env` object of its user settings to every session, so that is
+where the bridge goes; only these keys of `env` are ours:
+
+    ANTHROPIC_BASE_URL           the bridge's root URL (Claude Code adds /v1/messages)
+    ANTHROPIC_AUTH_TOKEN         the bridge's API key, or a placeholder (sent as a Bearer token)
+    ANTHROPIC_MODEL              the main model
+    ANTHROPIC_DEFAULT_OPUS_MODEL, ANTHROPIC_DEFAULT_SONNET_MODEL, ANTHROPIC_DEFAULT_HAIKU_MODEL
+    CLAUDE_CODE_AUTO_COMPACT_WINDOW   the main model's input tokens (removed when unknown)
+
+Every other key of the file and of `env` stays, in its order. The file is written back as
+JSON with a 2-space indent; Claude Code wants the values of `env` as strings.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from bridge.configure.config_file import Change, ConfigError
+
+AUTH_TOKEN_KEY = "ANTHROPIC_AUTH_TOKEN"
+# Sent when the bridge wants no key: Claude Code needs some credential to start without a
+# login, and a bridge without a key accepts any.
+PLACEHOLDER_TOKEN = "maestro-bridge-no-key"
+
+
+@dataclass(frozen=True)
+class ClaudeSettings:
+    base_url: str  # without /v1
+    auth_token: str
+    model: str
+    family_models: Mapping[str, str]  # "opus" / "sonnet" / "haiku" -> model id
+    context_window: int | None
+
+
+def claude_config_dir(environ: Mapping[str, str]) -> Path:
+    """Where Claude Code keeps its user settings: `$CLAUDE_CONFIG_DIR` when set and not
+    empty (`~` expanded), else `~/.claude`. Created on writing when missing."""
+    value = environ.get("CLAUDE_CONFIG_DIR", "")
+    if value:
+        return Path(value).expanduser().absolute()
+    return Path.home() / ".claude"
+
+
+def env_values(settings: ClaudeSettings) -> dict[str, str | None]:
+    """Our `env` keys and their values (None: the key is removed)."""
+    families = settings.family_models
+    window = settings.context_window
+    return {
+        "ANTHROPIC_BASE_URL": settings.base_url,
+        AUTH_TOKEN_KEY: settings.auth_token,
+        "ANTHROPIC_MODEL": settings.model,
+        "ANTHROPIC_DEFAULT_OPUS_MODEL": families["opus"],
+        "ANTHROPIC_DEFAULT_SONNET_MODEL": families["sonnet"],
+        "ANTHROPIC_DEFAULT_HAIKU_MODEL": families["haiku"],
+        "CLAUDE_CODE_AUTO_COMPACT_WINDOW": None if window is None else str(window),
+    }
+
+
+def merge(text: str, settings: ClaudeSettings) -> tuple[str, list[Change]]:
+    """`text` (a settings.json, possibly empty) with our keys set; and what changed."""
+    document = _parse(text)
+    env = document.get("env")
+    if env is None:
+        env = document["env"] = {}
+    elif not isinstance(env, dict):
+        raise ConfigError("its `env` is not an object: fix it by hand")
+    changes: list[Change] = []
+    for key, value in env_values(settings).items():
+        old = env.get(key)
+        if old == value:
+            continue
+        if value is None:
+            del env[key]
+        else:
+            env[key] = value
+        changes.append(Change(f"env.{key}", old, value))
+    if not changes:
+        return text, changes
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n", changes
+
+
+def _parse(text: str) -> dict[str, Any]:
+    if not text.strip():
+        return {}
+    try:
+        document = json.loads(text)
+    except ValueError as exc:
+        raise ConfigError(
+            f"it is not valid JSON ({exc}): fix it or move it away; nothing was written"
+        ) from None
+    if not isinstance(document, dict):
+        raise ConfigError("it is not a JSON object: fix it or move it away; nothing was written")
+    return document

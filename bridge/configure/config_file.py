@@ -1,0 +1,76 @@
+"""A client's configuration file: reading it, and replacing it safely with a backup.
+
+Shared by every `configure` target (Codex's config.toml, Claude Code's settings.json): the
+format-specific merge lives with each target, the file handling here.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+
+class ConfigError(Exception):
+    """The configuration cannot be read or written; the message is for the user."""
+
+
+@dataclass(frozen=True)
+class Change:
+    key: str  # dotted: "model", "model_providers.maestro.base_url", "env.ANTHROPIC_MODEL"
+    old: Any  # None: was not there
+    new: Any  # None: removed
+
+
+def read_config(path: Path) -> str:
+    """The file's text; empty when it does not exist yet."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return ""
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read it ({exc})") from None
+
+
+def write_config(path: Path, text: str, now: datetime) -> Path | None:
+    """Writes `text` to `path` (through a symlink), first copying an existing file to a
+    backup `<name>.bak-YYYYmmdd-HHMMSS` beside it; returns the backup's path, if any.
+
+    The new text goes to a temporary file that then replaces the old one, so a crash never
+    leaves a half-written configuration.
+    """
+    target = path.resolve() if path.is_symlink() else path
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        backup = None
+        if target.exists():
+            backup = _free_backup_path(target, now)
+            shutil.copy2(target, backup)
+        temporary = target.with_name(f".{target.name}.tmp-{os.getpid()}")
+        try:
+            # Owner-only: these files may hold tokens (Codex's experimental_bearer_token,
+            # Claude Code's ANTHROPIC_AUTH_TOKEN).
+            fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "w", encoding="utf-8", newline="") as file:
+                file.write(text)
+            if backup is not None:
+                shutil.copymode(backup, temporary)  # keep the mode the user chose
+            os.replace(temporary, target)
+        finally:
+            temporary.unlink(missing_ok=True)
+    except OSError as exc:
+        raise ConfigError(f"cannot write it ({exc})") from None
+    return backup
+
+
+def _free_backup_path(target: Path, now: datetime) -> Path:
+    stamp = now.strftime("%Y%m%d-%H%M%S")
+    candidate = target.with_name(f"{target.name}.bak-{stamp}")
+    number = 2
+    while candidate.exists():  # two runs within a second keep both backups
+        candidate = target.with_name(f"{target.name}.bak-{stamp}-{number}")
+        number += 1
+    return candidate

@@ -1,0 +1,56 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { API_KEY_ENV, configureArgs, configureEnv, fileMessage, parseOutcome, type FileOutcome } from '../configureSetup';
+
+describe('configureArgs', () => {
+  it('runs the Python command of the target in JSON mode with the model and the endpoint', () => {
+    assert.deepEqual(configureArgs('codex', 'http://127.0.0.1:23335/v1', 'gpt-4.1'), [
+      '-m', 'bridge.cli', 'configure', 'codex', '--json', '--model=gpt-4.1', '--base-url=http://127.0.0.1:23335/v1',
+    ]);
+    assert.deepEqual(configureArgs('claude-code', 'http://127.0.0.1:23335/v1', 'claude-sonnet-4.5'), [
+      '-m', 'bridge.cli', 'configure', 'claude-code', '--json', '--model=claude-sonnet-4.5', '--base-url=http://127.0.0.1:23335/v1',
+    ]);
+  });
+
+  it('keeps a model id that starts with a dash a value', () => {
+    assert.ok(configureArgs('claude-code', 'http://x/v1', '-odd').includes('--model=-odd'));
+  });
+});
+
+describe('configureEnv', () => {
+  it('passes the API key in the environment, not on the command line', () => {
+    const env = configureEnv({ PATH: '/bin' }, 'k-1');
+    assert.deepEqual(env, { PATH: '/bin', [API_KEY_ENV]: 'k-1' });
+  });
+
+  it('drops an inherited key when the bridge has none, and leaves the base alone', () => {
+    const base = { PATH: '/bin', [API_KEY_ENV]: 'stale' };
+    assert.deepEqual(configureEnv(base, ''), { PATH: '/bin' });
+    assert.equal(base[API_KEY_ENV], 'stale');
+  });
+});
+
+describe('parseOutcome', () => {
+  const common: FileOutcome = { config: '/c/settings.json', written: true, backup: null, report: ['Changed'] };
+  const withModel = (o: Record<string, unknown>): boolean => typeof o.model === 'string';
+
+  it('checks the common fields and the target\'s own', () => {
+    const parsed = parseOutcome<FileOutcome & { model: string }>(JSON.stringify({ ...common, model: 'm' }), 'claude-code', withModel);
+    assert.equal(parsed.model, 'm');
+    assert.throws(() => parseOutcome(JSON.stringify(common), 'claude-code', withModel), /configure claude-code answered in an unexpected shape/);
+    assert.throws(() => parseOutcome(JSON.stringify({ ...common, written: 'yes', model: 'm' }), 'codex', withModel), /unexpected shape/);
+    assert.throws(() => parseOutcome(JSON.stringify({ ...common, backup: 1, model: 'm' }), 'codex', withModel), /unexpected shape/);
+  });
+
+  it('names the target when the output is not JSON', () => {
+    assert.throws(() => parseOutcome('Traceback ...', 'claude-code', withModel), /unexpected output from maestro-bridge configure claude-code: Traceback/);
+  });
+});
+
+describe('fileMessage', () => {
+  it('says what was written and where the backup is, or that nothing changed', () => {
+    assert.equal(fileMessage({ config: '/a', written: true, backup: '/a.bak-1', report: [] }), 'wrote /a (backup: /a.bak-1)');
+    assert.equal(fileMessage({ config: '/a', written: true, backup: null, report: [] }), 'wrote /a');
+    assert.equal(fileMessage({ config: '/a', written: false, backup: null, report: [] }), '/a was already up to date');
+  });
+});

@@ -1,0 +1,176 @@
+"""The real Claude Code CLI reads what `configure claude-code` wrote, and nothing else.
+
+A small server stands in for the bridge: it lists models as the bridge does (GitHub Copilot's
+Claude ids) and records each request Claude Code sends. `configure claude-code` writes the
+settings from that list into a fresh `$CLAUDE_CONFIG_DIR`; Claude Code then runs with no
+ANTHROPIC_* variable of its own and must send its requests to that server, with the token
+and the model of each family the settings name. (Answering them is the Messages dialect's
+job, tested with it; here every request gets a 404.)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import processes
+import pytest
+from conftest import REPO_ROOT
+
+from bridge.cli import main
+from bridge.configure.claude_settings import PLACEHOLDER_TOKEN
+
+MODELS = ["gpt-4.1", "claude-sonnet-4", "claude-sonnet-4.5", "claude-opus-41", "claude-haiku-4.5"]
+CLAUDE_TIMEOUT = 120.0
+
+
+def find_claude() -> str | None:
+    candidates = [
+        os.environ.get("MAESTRO_CLAUDE_BIN", ""),
+        str(REPO_ROOT / ".cache" / "claude-code" / "node_modules" / ".bin" / "claude"),
+    ]
+    for candidate in candidates:
+        if candidate and Path(candidate).is_file() and os.access(candidate, os.X_OK):
+            return candidate
+    return shutil.which("claude")
+
+
+@pytest.fixture(scope="module")
+def claude_bin() -> str:
+    """The Claude Code binary; else the test fails under $CI and is skipped otherwise."""
+    found = find_claude()
+    if found is None:
+        reason = (
+            "Claude Code not found ($MAESTRO_CLAUDE_BIN, .cache/claude-code, PATH): "
+            "npm install --prefix .cache/claude-code @anthropic-ai/claude-code"
+        )
+        if os.environ.get("CI"):
+            pytest.fail(reason)
+        pytest.skip(reason)
+    return found
+
+
+class Recorder(BaseHTTPRequestHandler):
+    """Lists MODELS at GET /v1/models; records every other request and answers it 404."""
+
+    requests: list[dict[str, Any]]
+
+    def do_GET(self) -> None:
+        if self.path.startswith("/v1/models"):
+            data = [
+                {"id": model_id, "object": "model", "max_input_tokens": 128000}
+                for model_id in MODELS
+            ]
+            self._answer(200, {"object": "list", "data": data})
+        else:
+            self._record()
+
+    def do_POST(self) -> None:
+        self._record()
+
+    def _record(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        body = json.loads(self.rfile.read(length) or b"{}")
+        self.requests.append(
+            {
+                "path": self.path,
+                "authorization": self.headers.get("Authorization"),
+                "model": body.get("model") if isinstance(body, dict) else None,
+            }
+        )
+        error = {"type": "not_found_error", "message": "recorded, not answered"}
+        self._answer(404, {"type": "error", "error": error})
+
+    def _answer(self, status: int, payload: dict[str, Any]) -> None:
+        data = json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture
+def recorder() -> Iterator[tuple[str, list[dict[str, Any]]]]:
+    """(root URL, the requests it got) of a recording server on 127.0.0.1."""
+    requests: list[dict[str, Any]] = []
+
+    class Bound(Recorder):  # the requests of this server alone
+        pass
+
+    Bound.requests = requests
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Bound)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}", requests
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)
+
+
+def run_claude(claude: str, config_dir: Path, tmp_path: Path, *args: str) -> str:
+    """Runs `claude -p` with only `config_dir`'s settings; returns its output, for reports."""
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith(("ANTHROPIC_", "CLAUDE_", "MAESTRO_BRIDGE"))
+    }
+    home = tmp_path / "home"
+    home.mkdir(exist_ok=True)
+    env.update(
+        HOME=str(home),
+        CLAUDE_CONFIG_DIR=str(config_dir),
+        DISABLE_TELEMETRY="1",
+        DISABLE_ERROR_REPORTING="1",
+        DISABLE_AUTOUPDATER="1",
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
+        CLAUDE_CODE_MAX_RETRIES="0",
+    )
+    result = processes.run(
+        [claude, "-p", "say hi", *args], cwd=home, env=env, timeout=CLAUDE_TIMEOUT
+    )
+    return f"exit {result.returncode}\nstdout:\n{result.stdout}\nstderr:\n{result.stderr}"
+
+
+@pytest.mark.parametrize("key", [None, "bridge-key-1"], ids=["no-key", "api-key"])
+def test_claude_code_asks_the_bridge_for_the_models_the_settings_name(
+    claude_bin: str,
+    recorder: tuple[str, list[dict[str, Any]]],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    key: str | None,
+) -> None:
+    root, requests = recorder
+    config_dir = tmp_path / "claude-config"
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(config_dir))
+    monkeypatch.delenv("MAESTRO_BRIDGE_API_KEY", raising=False)
+    key_args = ["--api-key", key] if key else []
+    assert main(["configure", "claude-code", "--url", f"{root}/v1", *key_args]) == 0
+    token = f"Bearer {key or PLACEHOLDER_TOKEN}"
+
+    expected = {
+        None: "claude-sonnet-4.5",  # the main model: the newest sonnet or opus
+        "opus": "claude-opus-41",
+        "sonnet": "claude-sonnet-4.5",
+        "haiku": "claude-haiku-4.5",
+    }
+    for shortcut, model in expected.items():
+        requests.clear()
+        model_args = ["--model", shortcut] if shortcut else []
+        output = run_claude(claude_bin, config_dir, tmp_path, *model_args)
+        report = f"--model {shortcut}: {requests}\n{output}"
+        messages = [r for r in requests if r["path"].startswith("/v1/messages")]
+        assert messages, report
+        assert {r["model"] for r in messages} == {model}, report
+        assert {r["authorization"] for r in messages} == {token}, report
