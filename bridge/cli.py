@@ -295,6 +295,11 @@ Codex CLI (~/.codex/config.toml):
         else ""
     }
 
+Claude Code (or `maestro-bridge configure claude-code`):
+  ANTHROPIC_BASE_URL={url.removesuffix("/v1")} ANTHROPIC_AUTH_TOKEN={
+        "$" + key_env if api_key else "unused"
+    } ANTHROPIC_MODEL={model} claude
+
 curl:
   curl -sN {url}/responses -H 'Content-Type: application/json' {auth}\\
     -d '{{"model": "{model}", "input": "Hello!", "stream": true}}'
