@@ -20,7 +20,7 @@ from typing import Any
 from bridge.anthropic.errors import error_object
 from bridge.core import ids, strict_json
 from bridge.core.backend import DataPart, ResponsePart, TextPart, ThinkingPart, ToolCallPart
-from bridge.core.editor_usage import UsageCounts, usage_counts
+from bridge.core.editor_usage import UsageCounts, usage_of_part
 from bridge.core.errors import ApiError
 
 log = logging.getLogger(__name__)
@@ -169,10 +169,7 @@ class MessageEventBuilder:
         events.extend(self._close())
 
     def _data(self, part: DataPart) -> None:
-        if part.mimeType != "usage":
-            log.debug("Ignoring data part of type %s from the editor", part.mimeType)
-            return
-        counts = usage_counts(part.data)
+        counts = usage_of_part(part.mimeType, part.data)
         if counts is not None:  # else counted with the editor's tokenizer at the end
             self.usage = counts
 

@@ -21,9 +21,11 @@ from bridge.anthropic.options import (
 from bridge.anthropic.output_format import requested_format
 from bridge.anthropic.protocol import MessagesRequest
 from bridge.anthropic.tools import plan_tools
-from bridge.core.backend import ChatMessage, ChatRequest, ModelInfo, TextPart
-from bridge.core.errors import ApiError, invalid_request
+from bridge.core.backend import ChatRequest, ModelInfo
+from bridge.core.chat_request import editor_chat
+from bridge.core.errors import invalid_request
 from bridge.core.structured_output import OutputFormat
+from bridge.core.validation_errors import validation_error
 
 JUSTIFICATION = "A Messages API client (such as Claude Code) asked Maestro Bridge for this answer."
 
@@ -56,7 +58,7 @@ def parse_messages_request(body: Any) -> MessagesRequest:
     try:
         request = MessagesRequest.model_validate(body)
     except ValidationError as exc:
-        raise _validation_error(body, exc) from None
+        raise validation_error(body, exc) from None
     log_ignored(body)
     return request
 
@@ -72,18 +74,8 @@ def plan_messages(request: MessagesRequest, model: ModelInfo) -> MessagesPlan:
             param="messages",
             code="invalid_value",
         )
-    options = model_options(request)
-    if fmt is not None:
-        options["responseFormat"] = fmt.model_option()
-        # First, with the other system text: the last message stays the client's.
-        messages.insert(0, ChatMessage(role="user", content=[TextPart(value=fmt.instruction())]))
-    chat = ChatRequest(
-        model=model.id,
-        messages=messages,
-        tools=tools.tools,
-        toolMode=tools.mode,
-        modelOptions=options,
-        justification=JUSTIFICATION,
+    chat = editor_chat(
+        model.id, messages, tools.tools, tools.mode, model_options(request), fmt, JUSTIFICATION
     )
     return MessagesPlan(
         chat=chat,
@@ -93,32 +85,4 @@ def plan_messages(request: MessagesRequest, model: ModelInfo) -> MessagesPlan:
         thinking=thinking_shown(request),
         thinking_omitted=thinking_omitted(request),
         output_format=fmt,
-    )
-
-
-def _param_path(body: Any, loc: tuple[int | str, ...], missing: bool) -> str:
-    """The JSON path of an error, e.g. `messages[3].content[0].id`.
-
-    Pydantic's locations also name union branches and block tags; walking the body keeps
-    only the steps that exist in it, plus the missing field itself.
-    """
-    path, current = "", body
-    for position, step in enumerate(loc):
-        if isinstance(current, list) and isinstance(step, int) and 0 <= step < len(current):
-            path, current = f"{path}[{step}]", current[step]
-        elif isinstance(current, dict) and isinstance(step, str) and step in current:
-            path, current = f"{path}.{step}" if path else step, current[step]
-        elif missing and position == len(loc) - 1 and isinstance(step, str):
-            path = f"{path}.{step}" if path else step
-    return path
-
-
-def _validation_error(body: Any, exc: ValidationError) -> ApiError:
-    # Unions report one error per branch; the most specific (longest) location explains best.
-    first = max(exc.errors(), key=lambda err: len(err["loc"]))
-    param = _param_path(body, tuple(first["loc"]), first["type"] == "missing")
-    return invalid_request(
-        f"Invalid value for `{param}`: {first['msg'].removeprefix('Value error, ')}.",
-        param=param or None,
-        code="invalid_value",
     )

@@ -62,3 +62,11 @@ def usage_counts(data: str) -> UsageCounts | None:
         return None
     input_tokens, output_tokens, reasoning, cached = (int(c or 0) for c in counts)
     return UsageCounts(input_tokens, output_tokens, reasoning, cached)
+
+
+def usage_of_part(mime_type: str, data: str) -> UsageCounts | None:
+    """The counts of a data part when it is a trustworthy `usage` report, else None."""
+    if mime_type != "usage":
+        log.debug("Ignoring data part of type %s from the editor", mime_type)
+        return None
+    return usage_counts(data)

@@ -18,7 +18,7 @@ from typing import Any
 
 from bridge.core import ids, strict_json
 from bridge.core.backend import DataPart, ResponsePart, TextPart, ThinkingPart, ToolCallPart
-from bridge.core.editor_usage import usage_counts
+from bridge.core.editor_usage import usage_of_part
 from bridge.responses.response_object import usage_object
 from bridge.responses.tools import ToolTarget
 
@@ -227,10 +227,7 @@ class ResponseEventBuilder:
         events.append(self._event("response.output_item.done", output_index=index, item=item))
 
     def _data(self, part: DataPart) -> None:
-        if part.mimeType != "usage":
-            log.debug("Ignoring data part of type %s from the editor", part.mimeType)
-            return
-        counts = usage_counts(part.data)
+        counts = usage_of_part(part.mimeType, part.data)
         if counts is not None:  # else counted with the editor's tokenizer at the end
             self.usage = usage_object(*counts)
 

@@ -21,7 +21,8 @@ from pydantic import (
     field_validator,
 )
 
-from bridge.core.errors import ApiError, invalid_request
+from bridge.core.errors import invalid_request
+from bridge.core.validation_errors import validation_error
 from bridge.responses.compaction_codec import CompactionDecodeError, decode_summary
 
 log = logging.getLogger(__name__)
@@ -237,23 +238,6 @@ def _reject_state_and_odd_items(body: dict[str, Any]) -> None:
                 )
 
 
-def _param_path(body: Any, loc: tuple[int | str, ...], missing: bool) -> str:
-    """The JSON path of an error, e.g. `input[3].call_id`.
-
-    Pydantic's locations also name union branches (`str`, `list[...]`, item tags); walking the
-    body keeps only the steps that exist in it, plus the missing field itself.
-    """
-    path, current = "", body
-    for position, step in enumerate(loc):
-        if isinstance(current, list) and isinstance(step, int) and 0 <= step < len(current):
-            path, current = f"{path}[{step}]", current[step]
-        elif isinstance(current, dict) and isinstance(step, str) and step in current:
-            path, current = f"{path}.{step}" if path else step, current[step]
-        elif missing and position == len(loc) - 1 and isinstance(step, str):
-            path = f"{path}.{step}" if path else step
-    return path
-
-
 def parse_create_request(body: Any) -> CreateResponseRequest:
     """Validate a decoded JSON body; raises ApiError (400) naming the offending param."""
     if not isinstance(body, dict):
@@ -274,15 +258,4 @@ def parse_create_request(body: Any) -> CreateResponseRequest:
     try:
         return CreateResponseRequest.model_validate(body)
     except ValidationError as exc:
-        raise _validation_error(body, exc) from None
-
-
-def _validation_error(body: Any, exc: ValidationError) -> ApiError:
-    # Unions report one error per branch; the most specific (longest) location explains best.
-    first = max(exc.errors(), key=lambda err: len(err["loc"]))
-    param = _param_path(body, tuple(first["loc"]), first["type"] == "missing")
-    return invalid_request(
-        f"Invalid value for `{param}`: {first['msg'].removeprefix('Value error, ')}.",
-        param=param or None,
-        code="invalid_value",
-    )
+        raise validation_error(body, exc) from None

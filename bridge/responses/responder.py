@@ -22,11 +22,10 @@ from bridge.core.answer import (
 )
 from bridge.core.backend import (
     Backend,
-    ChatMessage,
     ChatRequest,
     ModelInfo,
-    TextPart,
 )
+from bridge.core.chat_request import editor_chat
 from bridge.core.errors import ApiError, from_failure_code, invalid_request
 from bridge.core.models import ModelNames
 from bridge.core.models import resolve_model as resolve_model
@@ -86,18 +85,8 @@ def plan_response(request: CreateResponseRequest, model: ModelInfo) -> ResponseP
         raise invalid_request(
             "The input holds no message the model can read.", param="input", code="invalid_value"
         )
-    options = _model_options(request)
-    if fmt is not None:
-        options["responseFormat"] = fmt.model_option()
-        # First, with the other system-like text: the last message stays the client's.
-        messages.insert(0, ChatMessage(role="user", content=[TextPart(value=fmt.instruction())]))
-    chat = ChatRequest(
-        model=model.id,
-        messages=messages,
-        tools=tools.tools,
-        toolMode=tools.mode,
-        modelOptions=options,
-        justification=JUSTIFICATION,
+    chat = editor_chat(
+        model.id, messages, tools.tools, tools.mode, _model_options(request), fmt, JUSTIFICATION
     )
     response = new_response(request, ids.response_id(), tools.echo, tools.choice_echo)
     summary = request.reasoning is not None and request.reasoning.summary not in (None, "none")
