@@ -4,7 +4,12 @@ tests/fixtures/claude_code/ (not run by pytest; run it again after a CLI upgrade
 Each scenario runs the real CLI (tests/claude_code_cli.py) against a fresh capture server
 (tests/anthropic_capture.py) and saves every request it made as `SCENARIO-N.json`
 (`{"method", "path", "headers", "body"}`, credentials redacted), plus `runs.json`: for each
-scenario the CLI's arguments (binary and prompt left out), its exit code and its stdout.
+scenario the CLI's arguments (binary and prompt left out), its exit code and its stdout
+(`stdout_json` when it is a JSON object, as with `--output-format json`).
+
+What is saved is trimmed (tests/claude_code_trim.py): Claude Code's own prose, which is
+Anthropic's copyright, becomes placeholders that give its size. `--trim-existing` applies the
+trimming to the saved files again, without running the CLI (after a change of its rules).
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from typing import Any
 
 from anthropic_capture import capture_server
 from claude_code_cli import claude_command, find_claude, run_claude
+from claude_code_trim import trim_long_strings, trim_request
 from fixture_files import CLAUDE_CODE
 
 TEXT_PROMPT = "Say hello."
@@ -51,6 +57,30 @@ SCENARIOS = (
 )
 
 
+# The scenarios' prompts are this project's text: trimming keeps them.
+OUR_TEXTS = frozenset(scenario.prompt for scenario in SCENARIOS)
+
+
+def write_json(path: Path, value: Any) -> None:
+    path.write_text(json.dumps(value, indent=1, ensure_ascii=False) + "\n", "utf-8")
+
+
+def summarise_stdout(run: dict[str, Any]) -> dict[str, Any]:
+    """`stdout` that is a JSON object (the CLI's result) saved as that object, `stdout_json`:
+    readable, and no long string for the fixtures' size check to mistake for prose."""
+    summary = dict(run)
+    stdout = summary.get("stdout")
+    if isinstance(stdout, str):
+        try:
+            parsed = json.loads(stdout)
+        except json.JSONDecodeError:
+            parsed = None
+        if isinstance(parsed, dict):
+            del summary["stdout"]
+            summary["stdout_json"] = parsed
+    return dict(trim_long_strings(summary, OUR_TEXTS))
+
+
 def record(scenario: Scenario, claude_bin: str, scratch: Path) -> dict[str, Any]:
     workdir = scratch / scenario.name / "work"
     workdir.mkdir(parents=True)
@@ -66,23 +96,37 @@ def record(scenario: Scenario, claude_bin: str, scratch: Path) -> dict[str, Any]
         )
         requests = server.recorded()
     for number, request in enumerate(requests, start=1):
-        path = CLAUDE_CODE / f"{scenario.name}-{number}.json"
-        path.write_text(json.dumps(request, indent=1, ensure_ascii=False) + "\n", "utf-8")
+        write_json(CLAUDE_CODE / f"{scenario.name}-{number}.json", trim_request(request, OUR_TEXTS))
     args = claude_command(
         "claude", scenario.prompt, model=scenario.model, output_format=scenario.output_format
     )
-    return {
-        "args": args[1:-1],
-        "prompt": scenario.prompt,
-        "exit_code": run.returncode,
-        "timed_out": run.timed_out,
-        "stdout": run.stdout,
-        "requests": len(requests),
-        "files_written": sorted(p.name for p in workdir.iterdir()),
-    }
+    return summarise_stdout(
+        {
+            "args": args[1:-1],
+            "prompt": scenario.prompt,
+            "exit_code": run.returncode,
+            "timed_out": run.timed_out,
+            "stdout": run.stdout,
+            "requests": len(requests),
+            "files_written": sorted(p.name for p in workdir.iterdir()),
+        }
+    )
+
+
+def trim_existing() -> None:
+    """The saved files, trimmed again in place (trimming leaves placeholders as they are)."""
+    for path in sorted(CLAUDE_CODE.glob("*.json")):
+        saved = json.loads(path.read_text("utf-8"))
+        if path.name == "runs.json":
+            write_json(path, {name: summarise_stdout(run) for name, run in saved.items()})
+        else:
+            write_json(path, trim_request(saved, OUR_TEXTS))
 
 
 def main() -> int:
+    if sys.argv[1:] == ["--trim-existing"]:
+        trim_existing()
+        return 0
     claude_bin = find_claude()
     if claude_bin is None:
         print("Claude Code CLI not found (see tests/claude_code_cli.py)", file=sys.stderr)
@@ -95,7 +139,7 @@ def main() -> int:
         for scenario in SCENARIOS:
             runs[scenario.name] = record(scenario, claude_bin, Path(scratch))
             print(f"{scenario.name}: {runs[scenario.name]['requests']} request(s)")
-    (CLAUDE_CODE / "runs.json").write_text(json.dumps(runs, indent=1) + "\n", "utf-8")
+    write_json(CLAUDE_CODE / "runs.json", runs)
     return 0
 
 

@@ -294,9 +294,10 @@ def test_every_claude_code_request_plans(name: str) -> None:
     assert "Bash" in {tool.name for tool in chat.tools}
     everything = json.dumps(chat.model_dump())
     assert "x-anthropic-billing-header" not in everything
-    # The system text comes first; the client's last user words stay last.
+    # The system text comes first (the block after the billing line; the fixtures hold a
+    # placeholder of its size, not its words); the client's last user words stay last.
     first = chat.messages[0].content[0]
-    assert isinstance(first, TextPart) and first.value.startswith("You are a Claude agent")
+    assert isinstance(first, TextPart) and first.value == captured["system"][1]["text"]
     assert chat.messages[-1].role == "user"
     # Only user and assistant messages, each tool call answered right after it.
     assert {m.role for m in chat.messages} <= {"user", "assistant"}
