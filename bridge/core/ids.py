@@ -41,3 +41,7 @@ def reasoning_id() -> str:
 
 def call_id() -> str:
     return f"call_AM-{_random(12)}"
+
+
+def tool_use_id() -> str:
+    return f"toolu_AM-{_random(12)}"

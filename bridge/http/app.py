@@ -8,6 +8,7 @@ from collections.abc import Awaitable, Callable
 from aiohttp import web
 
 from bridge import SERVICE_NAME, __version__
+from bridge.anthropic import routes as anthropic
 from bridge.core.backend import Backend, EditorError
 from bridge.core.errors import ApiError, from_editor
 from bridge.core.request_limits import (
@@ -29,7 +30,7 @@ log = logging.getLogger(__name__)
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 # Each dialect is a folder whose `mount` adds its routes and its error envelope.
-DIALECTS: tuple[Callable[[web.Application], None], ...] = (responses.mount,)
+DIALECTS: tuple[Callable[[web.Application], None], ...] = (responses.mount, anthropic.mount)
 
 
 @web.middleware

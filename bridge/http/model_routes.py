@@ -26,6 +26,7 @@ def _both_shapes(entry: dict[str, Any]) -> dict[str, Any]:
         "type": "model",
         "display_name": entry.get("name") or entry["id"],
         "created_at": EPOCH,
+        "lifecycle": "active",  # required by the anthropic SDK's ModelInfo
     }
 
 

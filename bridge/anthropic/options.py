@@ -1,0 +1,92 @@
+"""Messages sampling and thinking options -> the editor's model options (pure functions).
+
+The editor's reasoning option is an effort, as in the Responses dialect (`reasoningEffort`).
+So `output_config.effort` passes through (Anthropic's `max` is the top effort, `xhigh`), a
+thinking budget becomes low/medium/high, and disabled thinking is effort `none`. Keys that
+have no meaning in the editor (`top_k`, `metadata`, `service_tier`, `context_management`,
+`container`, `mcp_servers`) are accepted and logged at debug.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from bridge.anthropic.protocol import MessagesRequest
+
+log = logging.getLogger(__name__)
+
+IGNORED_KEYS = (
+    "top_k",
+    "metadata",
+    "service_tier",
+    "context_management",
+    "container",
+    "mcp_servers",
+)
+# Claude Code's "think" asked for 4,000 tokens, "think hard" 10,000, "ultrathink" 31,999.
+LOW_BUDGET_MAX = 4_096
+MEDIUM_BUDGET_MAX = 16_384
+EFFORTS = {"low": "low", "medium": "medium", "high": "high", "max": "xhigh", "xhigh": "xhigh"}
+
+
+def budget_effort(budget: int) -> str:
+    """A thinking budget in tokens -> the editor's reasoning effort."""
+    if budget <= LOW_BUDGET_MAX:
+        return "low"
+    if budget <= MEDIUM_BUDGET_MAX:
+        return "medium"
+    return "high"
+
+
+def reasoning_effort(request: MessagesRequest) -> str | None:
+    """The editor's `reasoningEffort`, or None to leave the model its default."""
+    thinking = request.thinking
+    if thinking is not None and thinking.type == "disabled":
+        return "none"
+    effort = request.output_config.effort if request.output_config else None
+    if effort is not None:
+        mapped = EFFORTS.get(effort)
+        if mapped is None:
+            log.info("Ignoring unknown `output_config.effort` %r", effort)
+        return mapped
+    if thinking is not None and thinking.type == "enabled" and thinking.budget_tokens:
+        return budget_effort(thinking.budget_tokens)
+    return None
+
+
+def thinking_shown(request: MessagesRequest) -> bool:
+    """Whether the editor's thinking parts become `thinking` blocks in the answer."""
+    return request.thinking is not None and request.thinking.type in ("enabled", "adaptive")
+
+
+def thinking_omitted(request: MessagesRequest) -> bool:
+    """Whether those blocks come without their text (`display: "omitted"`, as Claude Code asks)."""
+    return (
+        thinking_shown(request)
+        and request.thinking is not None
+        and (request.thinking.display == "omitted")
+    )
+
+
+def model_options(request: MessagesRequest) -> dict[str, Any]:
+    options: dict[str, Any] = {"maxOutputTokens": request.max_tokens}
+    if request.temperature is not None:
+        options["temperature"] = request.temperature
+    if request.top_p is not None:
+        options["topP"] = request.top_p
+    effort = reasoning_effort(request)
+    if effort is not None:
+        options["reasoningEffort"] = effort
+    return options
+
+
+def log_ignored(body: dict[str, Any]) -> None:
+    ignored = [key for key in IGNORED_KEYS if body.get(key) is not None]
+    if (
+        isinstance(body.get("tool_choice"), dict)
+        and "disable_parallel_tool_use" in body["tool_choice"]
+    ):
+        ignored.append("tool_choice.disable_parallel_tool_use")
+    if ignored:
+        log.debug("Accepted and ignored: %s", ", ".join(ignored))

@@ -1,0 +1,32 @@
+"""Before the editor is asked: parse the body, resolve the model, plan, check the context."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bridge.anthropic.plan import MessagesPlan, parse_messages_request, plan_messages
+from bridge.core.backend import Backend, ModelInfo
+from bridge.core.models import ModelNames, resolve_model
+from bridge.core.structured_output import DEFAULT_CHECK_SECONDS, checked_format
+from bridge.core.token_limits import check_context_length
+
+
+async def plan_body(
+    backend: Backend, body: Any, names: ModelNames
+) -> tuple[MessagesPlan, ModelInfo]:
+    """Parse, resolve the model, plan (raises ApiError: 400 bad input, 404 unknown model)."""
+    request = parse_messages_request(body)
+    model = resolve_model(request.model, await backend.list_models(), names)
+    return plan_messages(request, model), model
+
+
+async def prepare_messages(
+    backend: Backend, body: Any, names: ModelNames, check_seconds: float = DEFAULT_CHECK_SECONDS
+) -> MessagesPlan:
+    """The plan, its JSON schema and the context check: all done before the editor is asked.
+
+    `check_seconds` bounds validating a structured-output schema (and later the answer)."""
+    plan, model = await plan_body(backend, body, names)
+    plan.output_format = await checked_format(plan.output_format, check_seconds)
+    plan.input_tokens = await check_context_length(backend, plan.chat, model)
+    return plan

@@ -1,0 +1,75 @@
+"""The Anthropic Messages dialect's routes: `POST /v1/messages` (SSE or JSON) and count_tokens.
+
+Claude Code posts to `/v1/messages?beta=true`; the query is accepted and ignored. Every error
+under these paths, and on any path for a request carrying `anthropic-version` (an unknown path,
+a refused API key, the slot cap's 429), is written in Anthropic's envelope.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aiohttp import web
+
+from bridge.anthropic.errors import anthropic_error_body
+from bridge.anthropic.events import Event, fold_message
+from bridge.anthropic.prepare import plan_body, prepare_messages
+from bridge.anthropic.stream import message_events
+from bridge.core.errors import invalid_request
+from bridge.core.request_limits import check_request_shape, takes_model_slot
+from bridge.core.token_limits import chat_input_tokens
+from bridge.http import error_shapes
+from bridge.http.app_keys import BACKEND, SETTINGS
+from bridge.http.json_body import read_json, strict_json_response
+from bridge.http.sse import encode_events
+from bridge.http.sse_response import stream_events
+
+PREFIXES = ("/v1/messages", "/messages")
+
+
+def sse_frames(batch: list[Event]) -> bytes:
+    return encode_events(batch)  # Anthropic's streams end with message_stop: no [DONE]
+
+
+async def _checked_body(request: web.Request) -> Any:
+    body = await read_json(request)
+    check_request_shape(body, request.app[SETTINGS].limits, items="messages")
+    return body
+
+
+async def create_message(request: web.Request) -> web.StreamResponse:
+    backend = request.app[BACKEND]
+    settings = request.app[SETTINGS]
+    body = await _checked_body(request)
+    check_seconds = settings.limits.answerCheckSeconds
+    plan = await prepare_messages(backend, body, settings.model_names(), check_seconds)
+    if not plan.stream:
+        events = message_events(backend, plan, check_seconds=check_seconds, raise_failures=True)
+        return strict_json_response(fold_message([e async for batch in events for e in batch]))
+    return await stream_events(
+        request,
+        message_events(backend, plan, settings.keepaliveSeconds, check_seconds),
+        settings.limits,
+        sse_frames,
+    )
+
+
+async def count_tokens(request: web.Request) -> web.Response:
+    """`{"input_tokens": N}`: what `POST /v1/messages` with this body would send, counted by
+    the editor. `max_tokens` may be left out, as Anthropic's endpoint allows."""
+    body = await _checked_body(request)
+    if not isinstance(body, dict):
+        raise invalid_request("The request body must be a JSON object.")
+    body = {**body, "max_tokens": body.get("max_tokens", 1), "stream": False}
+    backend = request.app[BACKEND]
+    plan, _ = await plan_body(backend, body, request.app[SETTINGS].model_names())
+    return strict_json_response({"input_tokens": await chat_input_tokens(backend, plan.chat)})
+
+
+def mount(app: web.Application) -> None:
+    """Mount the dialect on `app`, with Anthropic's error envelope for its paths."""
+    error_shapes.register(app, PREFIXES, anthropic_error_body, header="anthropic-version")
+    for prefix in ("/v1", ""):
+        takes_model_slot(app, f"{prefix}/messages", f"{prefix}/messages/count_tokens")
+        app.router.add_post(f"{prefix}/messages", create_message)
+        app.router.add_post(f"{prefix}/messages/count_tokens", count_tokens)

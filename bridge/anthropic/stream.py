@@ -1,0 +1,141 @@
+"""From a Messages request body to the stream of Messages events: plan, ask the editor, translate.
+
+`message_events` is the single data path: the HTTP layer writes its batches as SSE or folds them
+into one Message (`fold_message`). Around the parts, what every dialect shares (core/answer.py):
+keepalive ticks become `ping` events, the output cut at `max_tokens` ends the message with
+`stop_reason: "max_tokens"`, a failure before the first event raises (an HTTP status), after it
+the stream ends with an `error` event. Stop sequences are cut here (core/stop_sequences.py), and
+finding one ends the editor's request as the output cut does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncGenerator
+
+from bridge.anthropic.events import Event, MessageEventBuilder
+from bridge.anthropic.plan import MessagesPlan
+from bridge.core.answer import EditorAnswer, estimate_usage, guarded
+from bridge.core.backend import Backend, ChatRequest, EditorError
+from bridge.core.errors import ApiError
+from bridge.core.stop_sequences import StopSequenceCutter
+from bridge.core.structured_output import DEFAULT_CHECK_SECONDS, check_answer
+from bridge.core.token_limits import chat_input_tokens
+
+log = logging.getLogger(__name__)
+
+START_WAIT_SECONDS = 2.0  # how long message_start may wait for the input count
+
+
+async def _input_count(backend: Backend, chat: ChatRequest) -> int:
+    """For `message_start`: counted while the editor starts answering; 0 when it cannot."""
+    try:
+        return await chat_input_tokens(backend, chat)
+    except EditorError:
+        log.warning("The editor could not count the input tokens; message_start says 0")
+        return 0
+
+
+def stop_reason(cutter: StopSequenceCutter, cut: bool, tool_calls: int) -> str:
+    if cutter.matched is not None:
+        return "stop_sequence"
+    if cut:
+        return "max_tokens"
+    return "tool_use" if tool_calls else "end_turn"
+
+
+async def message_events(
+    backend: Backend,
+    plan: MessagesPlan,
+    keepalive_seconds: float = 0,
+    check_seconds: float = DEFAULT_CHECK_SECONDS,
+    *,
+    raise_failures: bool = False,
+) -> AsyncGenerator[list[Event], None]:
+    """Batches of events; closing this iterator early cancels the editor's request.
+
+    Nothing is yielded before the editor's first part or first keepalive. `raise_failures`
+    (the non-streaming answer) raises a later failure too instead of an `error` event."""
+    builder = MessageEventBuilder(
+        plan.model, plan.thinking, plan.input_tokens or 0, omit_thinking=plan.thinking_omitted
+    )
+
+    def fail(error: ApiError) -> list[Event]:
+        if raise_failures:
+            raise error
+        return builder.fail(error)
+
+    stream = guarded(
+        _message_batches(backend, plan, builder, keepalive_seconds, check_seconds), fail
+    )
+    async with contextlib.aclosing(stream):  # closed now, and with it the editor's chat
+        async for batch in stream:
+            yield batch
+
+
+async def _message_batches(
+    backend: Backend,
+    plan: MessagesPlan,
+    builder: MessageEventBuilder,
+    keepalive_seconds: float,
+    check_seconds: float,
+) -> AsyncGenerator[list[Event], None]:
+    counting: asyncio.Future[int] | None = None
+    if plan.input_tokens is None:
+        counting = asyncio.ensure_future(_input_count(backend, plan.chat))
+    try:
+        answer = EditorAnswer(backend, plan.chat, keepalive_seconds)
+        cutter = StopSequenceCutter(plan.stop_sequences)
+        async with contextlib.aclosing(answer.batches()) as parts_batches:
+            async for parts in parts_batches:
+                if parts is not None and not parts:
+                    continue
+                events = (
+                    []
+                    if builder.started
+                    else builder.start(await _known(plan, counting, START_WAIT_SECONDS))
+                )
+                if parts is None:
+                    events += builder.ping()
+                else:
+                    events += builder.add(cutter.cut_parts(parts))
+                yield events
+                if cutter.matched is not None:
+                    break  # closing the chat cancels the editor's request
+        input_tokens = await _known(plan, counting)
+        tail = builder.start(input_tokens) + builder.add(cutter.end_parts())
+        usage = builder.usage or await estimate_usage(
+            backend,
+            plan.chat,
+            input_tokens,
+            "".join(builder.output_text),
+            "".join(builder.reasoning_text),
+        )
+        reason = stop_reason(cutter, answer.cut(usage.output_tokens), builder.tool_calls)
+        events = tail + builder.finish(reason, cutter.matched, usage)
+        answer_text = "".join(builder.answer_text)
+        if plan.output_format is not None and answer_text and reason == "end_turn":
+            await check_answer(plan.output_format, answer_text, check_seconds)  # never raises
+        yield events
+    finally:
+        if counting is not None and not counting.done():
+            counting.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await counting
+
+
+async def _known(
+    plan: MessagesPlan, counting: asyncio.Future[int] | None, wait: float | None = None
+) -> int:
+    """The input count; with `wait`, 0 unless it is ready within that long (the count goes on
+    for `message_delta`: a slow counter must not hold the answer or its pings back)."""
+    if counting is None:
+        return plan.input_tokens or 0
+    if wait is not None:
+        await asyncio.wait({counting}, timeout=wait)
+        if not counting.done():
+            log.info("The input count was not ready for message_start; it says 0")
+            return 0
+    return await counting

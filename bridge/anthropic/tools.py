@@ -1,0 +1,120 @@
+"""Messages `tools` and `tool_choice` -> the editor's tool list and tool mode (pure functions).
+
+The editor knows only client tools (name, description, JSON schema), which is what a Messages
+tool without `type` (or with `type: "custom"`) is. Anthropic's own tools (`web_search_*`,
+`code_execution_*`, `bash_*`, `text_editor_*`, `computer_*`, ...) have no schema the editor
+could offer and mostly run on Anthropic's servers: they are dropped with one log line each.
+`defer_loading` tools are offered like the others: the editor cannot load tools later.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from bridge.core.backend import ChatTool
+from bridge.core.errors import invalid_request
+
+log = logging.getLogger(__name__)
+
+EMPTY_SCHEMA: dict[str, Any] = {"type": "object", "properties": {}}
+
+
+@dataclass
+class ToolPlan:
+    tools: list[ChatTool]
+    mode: Literal["auto", "required"]
+
+
+def _client_tool(raw: Any, param: str) -> ChatTool | None:
+    """One entry of `tools`: a ChatTool, or None for a tool the editor cannot offer."""
+    if not isinstance(raw, dict):
+        raise invalid_request(f"`{param}` must be an object.", param=param, code="invalid_value")
+    kind = raw.get("type")
+    if kind not in (None, "custom"):
+        log.info("Dropping Anthropic tool of type %r: the editor cannot run it", kind)
+        return None
+    name = raw.get("name")
+    if not isinstance(name, str) or not name:
+        raise invalid_request(
+            f"`{param}.name` must be a non-empty string.",
+            param=f"{param}.name",
+            code="invalid_value",
+        )
+    description = raw.get("description")
+    if description is not None and not isinstance(description, str):
+        raise invalid_request(
+            f"`{param}.description` must be a string.",
+            param=f"{param}.description",
+            code="invalid_value",
+        )
+    schema = raw.get("input_schema", EMPTY_SCHEMA)
+    if not isinstance(schema, dict):
+        raise invalid_request(
+            f"`{param}.input_schema` must be a JSON Schema object.",
+            param=f"{param}.input_schema",
+            code="invalid_value",
+        )
+    return ChatTool(name=name, description=description or "", inputSchema=schema)
+
+
+def offered_tools(raw_tools: list[Any] | None) -> list[ChatTool]:
+    """The client tools, first of each name (providers reject two tools of one name)."""
+    found: dict[str, ChatTool] = {}
+    for index, raw in enumerate(raw_tools or []):
+        tool = _client_tool(raw, f"tools[{index}]")
+        if tool is None:
+            continue
+        if tool.name in found:
+            log.warning(
+                "Dropping tool %r at `tools[%d]`: a tool of that name came first", tool.name, index
+            )
+            continue
+        found[tool.name] = tool
+    return list(found.values())
+
+
+def plan_tools(raw_tools: list[Any] | None, choice: dict[str, Any] | None) -> ToolPlan:
+    """Which tools the editor sees, in which mode; a 400 when the choice cannot be met.
+
+    `disable_parallel_tool_use` is accepted and has no effect: the editor has no such option.
+    """
+    tools = offered_tools(raw_tools)
+    kind = None if choice is None else choice.get("type")
+    if kind in (None, "auto"):
+        return ToolPlan(tools, "auto")
+    if kind == "none":
+        return ToolPlan([], "auto")
+    if kind == "any":
+        if not tools:
+            raise invalid_request(
+                "`tool_choice` is `any` but no tool the editor can run was given (Anthropic's "
+                "server tools such as web_search cannot run in the editor).",
+                param="tool_choice",
+                code="tool_not_found",
+            )
+        return ToolPlan(tools, "required")
+    if kind == "tool":
+        assert choice is not None  # kind came from it
+        name = choice.get("name")
+        if not isinstance(name, str) or not name:
+            raise invalid_request(
+                "`tool_choice.name` is required when `tool_choice.type` is `tool`.",
+                param="tool_choice.name",
+                code="missing_required_parameter",
+            )
+        only = [tool for tool in tools if tool.name == name]
+        if not only:
+            raise invalid_request(
+                f"`tool_choice` names the tool {name!r}, which is not among the usable tools.",
+                param="tool_choice.name",
+                code="tool_not_found",
+            )
+        # The editor can only require some tool: offering just this one makes it that one.
+        return ToolPlan(only, "required")
+    raise invalid_request(
+        f"Invalid `tool_choice.type` {kind!r}: expected `auto`, `any`, `tool` or `none`.",
+        param="tool_choice.type",
+        code="invalid_value",
+    )
