@@ -58,13 +58,19 @@ def test_claude_code_text_turn(bridge_server_factory: StartServer, tmp_path: Pat
     assert run.stdout.strip() == "Hello there!", run.report
 
 
-def test_claude_code_bash_tool_loop(bridge_server_factory: StartServer, tmp_path: Path) -> None:
+@pytest.mark.parametrize("thinks", [False, True])
+def test_claude_code_bash_tool_loop(
+    bridge_server_factory: StartServer, tmp_path: Path, thinks: bool
+) -> None:
+    """With thinking, the first answer has a thinking block, which Claude Code sends back
+    with its signature in the second request (tests/test_claude_code_capture.py shows it)."""
     claude = claude_or_skip()
     script = {
         "rules": [
             {
                 "match": "write the file",
                 "reply": [
+                    *([{"type": "thinking", "text": "A Bash call will do."}] if thinks else []),
                     {"type": "text", "text": "Writing it."},
                     {
                         "type": "tool_call",

@@ -4,9 +4,9 @@ a failure after the stream started is an `error` event that ends it."""
 
 from __future__ import annotations
 
-import time
+import json
+import urllib.request
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import anthropic
@@ -125,23 +125,57 @@ def test_errors_outside_the_dialect_use_its_envelope_for_its_clients(
 
 
 def test_the_slot_cap_is_a_rate_limit_error(bridge_server_factory: StartServer) -> None:
-    script = {"rules": [{"match": "slow", "reply": [{"type": "pause", "seconds": 3}]}]}
-    server = bridge_server_factory("--max-concurrent", "1", script=script)
+    reply = [
+        {"type": "text", "text": "Hi"},
+        {"type": "pause", "seconds": 2},
+        {"type": "text", "text": " there"},
+    ]
+    server = bridge_server_factory(
+        "--max-concurrent", "1", script={"rules": [{"match": "slow", "reply": reply}]}
+    )
     slow: dict[str, Any] = {
         "model": "sim-echo",
         "max_tokens": 50,
         "messages": [{"role": "user", "content": "slow"}],
     }
-    with ThreadPoolExecutor(1) as pool:
-        first = pool.submit(post, f"{server.base_url}/messages", slow)
-        deadline = time.monotonic() + 10
-        while True:  # until the first request holds the one slot
-            second = post(f"{server.base_url}/messages/count_tokens", slow)
-            if second.status_code == 429 or time.monotonic() > deadline:
-                break
-            time.sleep(0.05)
+    request = urllib.request.Request(
+        f"{server.base_url}/messages",
+        data=json.dumps({**slow, "stream": True}).encode(),
+        headers={"content-type": "application/json"},
+    )
+    # The stream's headers come with its first event: from then on it holds the one slot.
+    with urllib.request.urlopen(request, timeout=30) as streaming:
+        second = post(f"{server.base_url}/messages/count_tokens", slow)
         assert second.status_code == 429, second.text
         assert second.json()["error"]["type"] == "rate_limit_error"
         assert second.headers["retry-after"]
         validate_error(second.json())
-        assert first.result().status_code == 200
+        message = check_stream(parse_sse(streaming.read().decode())).message
+    assert message is not None and message["content"][0]["text"] == "Hi there"
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        None,
+        "text",
+        {},
+        {"model": 5, "max_tokens": 10, "messages": HELLO},
+        {"model": "sim-echo", "max_tokens": -1, "messages": HELLO},
+        {"model": "sim-echo", "max_tokens": "many", "messages": HELLO},
+        {"model": "sim-echo", "max_tokens": 10, "messages": "hello"},
+        {"model": "sim-echo", "max_tokens": 10, "messages": []},
+        {"model": "sim-echo", "max_tokens": 10, "messages": HELLO, "stop_sequences": "END"},
+        {"model": "sim-echo", "max_tokens": 10, "messages": HELLO, "stop_sequences": [1]},
+        {"model": "sim-echo", "max_tokens": 10, "messages": [{"role": "user", "content": [{}]}]},
+        {"model": "sim-echo", "max_tokens": 10, "messages": HELLO, "tools": [{"name": 1}]},
+    ],
+)
+def test_bad_bodies_are_400s_in_the_envelope(bridge_server: BridgeServer, body: Any) -> None:
+    for path in ("/v1/messages", "/v1/messages/count_tokens"):
+        if path.endswith("count_tokens") and isinstance(body, dict) and body.get("max_tokens"):
+            continue  # a count takes any max_tokens (it is not one of its parameters)
+        reply = post(bridge_server.root_url + path, body)
+        assert reply.status_code == 400, (path, reply.text)
+        validate_error(reply.json())
+        assert reply.json()["error"]["type"] == "invalid_request_error"

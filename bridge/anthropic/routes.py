@@ -60,7 +60,8 @@ async def count_tokens(request: web.Request) -> web.Response:
     body = await _checked_body(request)
     if not isinstance(body, dict):
         raise invalid_request("The request body must be a JSON object.")
-    body = {**body, "max_tokens": body.get("max_tokens", 1), "stream": False}
+    # Not parameters of a count: whatever they say, the input is the same.
+    body = {**body, "max_tokens": 1, "stream": False}
     backend = request.app[BACKEND]
     plan, _ = await plan_body(backend, body, request.app[SETTINGS].model_names())
     return strict_json_response({"input_tokens": await chat_input_tokens(backend, plan.chat)})
