@@ -8,6 +8,7 @@
 //   text with "[notfound]"      -> throws LanguageModelError.NotFound
 //   text with "[blocked]"       -> throws LanguageModelError.Blocked
 //   text with "weather" + tools -> "Let me check." and a call of the first tool with {city: "Paris"}
+//   text with "[call NAME {json}]" + a tool NAME -> "Calling NAME." and a call of NAME with that input
 //   anything else               -> "You said: <text>" in small parts, then a `usage` data part
 // Every request, every cancellation and every state of the Maestro Bridge extension is
 // appended as one JSON line to $MAESTRO_E2E_RECORD, with the name of the window (its workspace
@@ -69,6 +70,13 @@ async function respond(model, messages, options, progress, token) {
   if (text.includes('[notfound]')) throw vscode.LanguageModelError.NotFound('scripted: this model is gone');
   if (text.includes('[blocked]')) throw vscode.LanguageModelError.Blocked('scripted: quota exceeded');
   const tools = options.tools || [];
+  // A client's own tool (Claude Code's Bash, say), named by the prompt: a one-line JSON input.
+  const call = /\[call (\w+) (\{.*?\})\]/.exec(text);
+  if (call && tools.some((t) => t.name === call[1])) {
+    progress.report(new vscode.LanguageModelTextPart(`Calling ${call[1]}.`));
+    progress.report(new vscode.LanguageModelToolCallPart('call_c1', call[1], JSON.parse(call[2])));
+    return;
+  }
   if (text.includes('weather') && tools.length > 0) {
     progress.report(new vscode.LanguageModelTextPart('Let me check.'));
     progress.report(new vscode.LanguageModelToolCallPart('call_w1', tools[0].name, { city: 'Paris' }));
