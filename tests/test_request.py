@@ -244,6 +244,15 @@ def test_unknown_item_types_parse_as_skipped() -> None:
     assert item.type == "web_search_call"
 
 
+@pytest.mark.parametrize("kind", [[], {}, ["message"]])
+def test_an_item_type_that_is_no_string_is_a_400(kind: Any) -> None:
+    # Found by schemathesis: `{"type": []}` was looked up in a set and raised TypeError (a 500).
+    with pytest.raises(ApiError) as caught:
+        parse_create_request(body(input=[{"type": kind}]))
+    assert caught.value.status == 400
+    assert caught.value.param == "input[0].type"
+
+
 @pytest.mark.parametrize("role", ["user", "assistant", "system", "developer"])
 def test_messages_without_type(role: str) -> None:
     request = parse_create_request(body(input=[{"role": role, "content": "text"}]))

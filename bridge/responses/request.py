@@ -144,8 +144,8 @@ def _item_kind(raw: Any) -> str:
         kind = raw.get("type")
         if kind is None and "role" in raw:
             return "message"  # the SDKs send `{"role", "content"}` with no type
-        if kind in _KNOWN:
-            return str(kind)
+        if isinstance(kind, str) and kind in _KNOWN:  # a list or object is no item type
+            return kind
     elif isinstance(raw, BaseModel):
         return str(getattr(raw, "type", "skipped"))
     return "skipped"
