@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -21,39 +20,23 @@ from typing import Any
 
 import processes
 import pytest
-from conftest import REPO_ROOT
+from claude_code_cli import (
+    CLAUDE_TIMEOUT,
+    CLEARED_ENV_PREFIXES,
+    NO_RETRIES_ENV,
+    OFFLINE_ENV,
+    claude_or_skip,
+)
 
 from bridge.cli import main
 from bridge.configure.claude_settings import PLACEHOLDER_TOKEN
 
 MODELS = ["gpt-4.1", "claude-sonnet-4", "claude-sonnet-4.5", "claude-opus-41", "claude-haiku-4.5"]
-CLAUDE_TIMEOUT = 120.0
-
-
-def find_claude() -> str | None:
-    candidates = [
-        os.environ.get("MAESTRO_CLAUDE_BIN", ""),
-        str(REPO_ROOT / ".cache" / "claude-code" / "node_modules" / ".bin" / "claude"),
-    ]
-    for candidate in candidates:
-        if candidate and Path(candidate).is_file() and os.access(candidate, os.X_OK):
-            return candidate
-    return shutil.which("claude")
 
 
 @pytest.fixture(scope="module")
 def claude_bin() -> str:
-    """The Claude Code binary; else the test fails under $CI and is skipped otherwise."""
-    found = find_claude()
-    if found is None:
-        reason = (
-            "Claude Code not found ($MAESTRO_CLAUDE_BIN, .cache/claude-code, PATH): "
-            "npm install --prefix .cache/claude-code @anthropic-ai/claude-code"
-        )
-        if os.environ.get("CI"):
-            pytest.fail(reason)
-        pytest.skip(reason)
-    return found
+    return claude_or_skip()
 
 
 class Recorder(BaseHTTPRequestHandler):
@@ -124,19 +107,13 @@ def run_claude(claude: str, config_dir: Path, tmp_path: Path, *args: str) -> str
     env = {
         key: value
         for key, value in os.environ.items()
-        if not key.startswith(("ANTHROPIC_", "CLAUDE_", "MAESTRO_BRIDGE"))
+        if not key.startswith((*CLEARED_ENV_PREFIXES, "MAESTRO_BRIDGE"))
     }
     home = tmp_path / "home"
     home.mkdir(exist_ok=True)
-    env.update(
-        HOME=str(home),
-        CLAUDE_CONFIG_DIR=str(config_dir),
-        DISABLE_TELEMETRY="1",
-        DISABLE_ERROR_REPORTING="1",
-        DISABLE_AUTOUPDATER="1",
-        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
-        CLAUDE_CODE_MAX_RETRIES="0",
-    )
+    env.update(OFFLINE_ENV)
+    env.update(NO_RETRIES_ENV)
+    env.update(HOME=str(home), CLAUDE_CONFIG_DIR=str(config_dir))
     result = processes.run(
         [claude, "-p", "say hi", *args], cwd=home, env=env, timeout=CLAUDE_TIMEOUT
     )
