@@ -35,6 +35,7 @@ from anthropic_capture import COMMAND, DONE, REDACTED, THINKING_SIGNATURE, captu
 from claude_code_cli import (
     CLAUDE_TIMEOUT,
     CLAUDE_VERSION,
+    ClaudeRun,
     claude_or_skip,
     process_group_members,
     run_claude,
@@ -76,13 +77,24 @@ def assert_messages_request(request: dict[str, Any], model: str, report: str) ->
     assert "Bash" in {tool["name"] for tool in body["tools"]}, report
 
 
-def test_a_text_prompt_on_the_default_model(claude_bin: str, tmp_path: Path) -> None:
-    (tmp_path / "work").mkdir()
-    with capture_server(reply_text="hello from capture") as server:
-        run = run_claude(
-            claude_bin, server.base_url, TEXT_PROMPT, cwd=tmp_path / "work", home=tmp_path / "h"
+def captured_run(
+    claude_bin: str, tmp_path: Path, prompt: str, server: dict[str, Any] | None = None, **run: Any
+) -> tuple[ClaudeRun, list[dict[str, Any]], Path]:
+    """Claude Code run in `tmp_path/work` against a capture server made with `server`'s
+    settings: (the run, the requests the server recorded, the working directory)."""
+    workdir = tmp_path / "work"
+    workdir.mkdir()
+    with capture_server(**(server or {})) as capture:
+        result = run_claude(
+            claude_bin, capture.base_url, prompt, cwd=workdir, home=tmp_path / "h", **run
         )
-        requests = server.recorded()
+        return result, capture.recorded(), workdir
+
+
+def test_a_text_prompt_on_the_default_model(claude_bin: str, tmp_path: Path) -> None:
+    run, requests, _ = captured_run(
+        claude_bin, tmp_path, TEXT_PROMPT, {"reply_text": "hello from capture"}
+    )
     report = f"{run.report}\nrequests: {[r['path'] for r in requests]}"
     assert run.returncode == 0, report
     assert run.stdout.strip() == "hello from capture", report
@@ -94,17 +106,7 @@ def test_a_text_prompt_on_the_default_model(claude_bin: str, tmp_path: Path) -> 
 @pytest.mark.timeout(RUN_TIMEOUT)
 @pytest.mark.parametrize("flag", sorted(MODEL_NAMES))
 def test_the_model_name_asked_for(claude_bin: str, tmp_path: Path, flag: str) -> None:
-    (tmp_path / "work").mkdir()
-    with capture_server() as server:
-        run = run_claude(
-            claude_bin,
-            server.base_url,
-            TEXT_PROMPT,
-            cwd=tmp_path / "work",
-            home=tmp_path / "h",
-            model=flag,
-        )
-        requests = server.recorded()
+    run, requests, _ = captured_run(claude_bin, tmp_path, TEXT_PROMPT, model=flag)
     assert run.returncode == 0, run.report
     assert [r["body"]["model"] for r in requests] == [MODEL_NAMES[flag]], run.report
     assert_messages_request(requests[0], MODEL_NAMES[flag], run.report)
@@ -122,18 +124,7 @@ def test_model_names_from_the_environment(
     claude_bin: str, tmp_path: Path, flag: str | None, env: dict[str, str], sent: str
 ) -> None:
     """How a user points Claude Code's names at the editor's models."""
-    (tmp_path / "work").mkdir()
-    with capture_server() as server:
-        run = run_claude(
-            claude_bin,
-            server.base_url,
-            TEXT_PROMPT,
-            cwd=tmp_path / "work",
-            home=tmp_path / "h",
-            model=flag,
-            env=env,
-        )
-        requests = server.recorded()
+    run, requests, _ = captured_run(claude_bin, tmp_path, TEXT_PROMPT, model=flag, env=env)
     assert run.returncode == 0, run.report
     assert [r["body"]["model"] for r in requests] == [sent], run.report
     assert requests[0]["body"]["max_tokens"] == 32000, run.report  # a name it does not know
@@ -142,17 +133,12 @@ def test_model_names_from_the_environment(
 @pytest.mark.timeout(RUN_TIMEOUT)
 def test_an_api_key_is_sent_as_x_api_key(claude_bin: str, tmp_path: Path) -> None:
     """ANTHROPIC_API_KEY (instead of ANTHROPIC_AUTH_TOKEN's `authorization: Bearer`)."""
-    (tmp_path / "work").mkdir()
-    with capture_server() as server:
-        run = run_claude(
-            claude_bin,
-            server.base_url,
-            TEXT_PROMPT,
-            cwd=tmp_path / "work",
-            home=tmp_path / "h",
-            env={"ANTHROPIC_AUTH_TOKEN": "", "ANTHROPIC_API_KEY": "dummy-api-key"},
-        )
-        requests = server.recorded()
+    run, requests, _ = captured_run(
+        claude_bin,
+        tmp_path,
+        TEXT_PROMPT,
+        env={"ANTHROPIC_AUTH_TOKEN": "", "ANTHROPIC_API_KEY": "dummy-api-key"},
+    )
     assert run.returncode == 0, run.report
     headers = requests[0]["headers"]
     assert headers.get("x-api-key") == REDACTED, headers
@@ -161,19 +147,9 @@ def test_an_api_key_is_sent_as_x_api_key(claude_bin: str, tmp_path: Path) -> Non
 
 @pytest.mark.timeout(RUN_TIMEOUT)
 def test_the_bash_tool_loop(claude_bin: str, tmp_path: Path) -> None:
-    workdir = tmp_path / "work"
-    workdir.mkdir()
-    with capture_server() as server:
-        run = run_claude(
-            claude_bin,
-            server.base_url,
-            BASH_PROMPT,
-            cwd=workdir,
-            home=tmp_path / "h",
-            model="sonnet",
-            output_format="json",
-        )
-        requests = server.recorded()
+    run, requests, workdir = captured_run(
+        claude_bin, tmp_path, BASH_PROMPT, model="sonnet", output_format="json"
+    )
     report = f"{run.report}\nrequests: {[r['path'] for r in requests]}"
     assert run.returncode == 0, report
     assert (workdir / "out.txt").read_text() == "hi\n", report  # the command really ran
@@ -194,11 +170,9 @@ def test_the_bash_tool_loop(claude_bin: str, tmp_path: Path) -> None:
 
 @pytest.mark.timeout(RUN_TIMEOUT)
 def test_thinking_blocks_come_back_with_their_signature(claude_bin: str, tmp_path: Path) -> None:
-    workdir = tmp_path / "work"
-    workdir.mkdir()
-    with capture_server(thinking="I will run it.") as server:
-        run = run_claude(claude_bin, server.base_url, BASH_PROMPT, cwd=workdir, home=tmp_path / "h")
-        requests = server.recorded()
+    run, requests, workdir = captured_run(
+        claude_bin, tmp_path, BASH_PROMPT, {"thinking": "I will run it."}
+    )
     assert run.returncode == 0, run.report
     assert (workdir / "out.txt").is_file(), run.report
     assert len(requests) == 2, run.report
@@ -215,17 +189,13 @@ def test_thinking_blocks_come_back_with_their_signature(claude_bin: str, tmp_pat
 def test_a_model_not_found_is_tried_once_more_without_streaming(
     claude_bin: str, tmp_path: Path
 ) -> None:
-    (tmp_path / "work").mkdir()
-    with capture_server(unknown_models=frozenset({DEFAULT_MODEL})) as server:
-        run = run_claude(
-            claude_bin,
-            server.base_url,
-            TEXT_PROMPT,
-            cwd=tmp_path / "work",
-            home=tmp_path / "h",
-            output_format="json",
-        )
-        requests = server.recorded()
+    run, requests, _ = captured_run(
+        claude_bin,
+        tmp_path,
+        TEXT_PROMPT,
+        {"unknown_models": frozenset({DEFAULT_MODEL})},
+        output_format="json",
+    )
     report = f"{run.report}\nrequests: {[(r['path'], r['body']['stream']) for r in requests]}"
     assert run.returncode == 1, report
     result = run.json_result()
