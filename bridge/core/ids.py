@@ -45,3 +45,7 @@ def call_id() -> str:
 
 def tool_use_id() -> str:
     return f"toolu_AM-{_random(12)}"
+
+
+def chat_completion_id() -> str:
+    return f"chatcmpl-AM-{_random(24)}"

@@ -1,0 +1,1 @@
+"""The OpenAI Chat Completions dialect: `POST /v1/chat/completions`."""
