@@ -130,6 +130,12 @@ def prepare_home(home: Path, describe: str | None) -> None:
     # cache's source) answers for every model the cache does not name.
     entries = {describe or "maestro-bridge/none": UNKNOWN_MODEL_INFO}
     cache.write_text(json.dumps(entries), encoding="utf-8")
+    write_git_identity(home)
+
+
+def write_git_identity(home: Path) -> None:
+    """A ~/.gitconfig with the name and email Aider's commits (and the tests') are made with."""
+    home.mkdir(parents=True, exist_ok=True)
     (home / ".gitconfig").write_text(
         "[user]\n\tname = Aider Test\n\temail = aider-test@example.invalid\n", encoding="utf-8"
     )
