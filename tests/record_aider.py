@@ -40,11 +40,15 @@ class CapturedRun:
     requests: list[dict[str, Any]]  # as recorded, untrimmed
     workdir: Path
     home: Path
+    base_url: str  # the capture server's
 
 
-def capture_run(aider_bin: str, root: Path, model: AiderModel = GPT_41) -> CapturedRun:
+def capture_run(
+    aider_bin: str, root: Path, model: AiderModel = GPT_41, wrapper: tuple[str, ...] = ()
+) -> CapturedRun:
     """Aider fixing the typo in a fresh repository under `root`, against a capture server that
-    answers the commit-message request with COMMIT_MESSAGE and any other with the edit."""
+    answers the commit-message request with COMMIT_MESSAGE and any other with the edit.
+    `wrapper` goes before Aider's command (such as strace)."""
     workdir, home = root / "work", root / "home"
     make_repository(workdir, home)
     replies = [(DIFF_MARKER, COMMIT_MESSAGE), (".", model.edit)]
@@ -58,8 +62,9 @@ def capture_run(aider_bin: str, root: Path, model: AiderModel = GPT_41) -> Captu
             model=model.name,
             known_model=model.known,
             files=(FILE_NAME,),
+            wrapper=wrapper,
         )
-        return CapturedRun(run, server.recorded(), workdir, home)
+        return CapturedRun(run, server.recorded(), workdir, home, server.base_url)
 
 
 def fixture_path(number: int) -> Path:
