@@ -201,6 +201,17 @@ def test_keys_without_meaning_in_the_editor_are_accepted(caplog: pytest.LogCaptu
     assert secret not in caplog.text  # names only, never the values
 
 
+def test_unknown_keys_are_accepted_and_named_in_a_bounded_line(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.DEBUG, logger="bridge.chat")
+    extra = {f"x_{i}_" + "k" * 100: "secret" for i in range(30)}
+    assert plan(extra_body={"a": "secret"}, **extra).chat.modelOptions == {}
+    line = next(r.getMessage() for r in caplog.records if "Unknown keys" in r.getMessage())
+    assert "extra_body" in line and "(and 11 more)" in line
+    assert "secret" not in caplog.text and len(line) < 1200
+
+
 # stop
 
 
