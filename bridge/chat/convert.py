@@ -45,6 +45,7 @@ log = logging.getLogger(__name__)
 
 LABELS = {"system": "[System message]", "developer": "[Developer message]"}
 AUDIO_TYPES = ("input_audio", "audio")
+ASSISTANT_DATA_NOTE = "[an image or file in an assistant message, not included]"
 
 
 def tool_input(arguments: str) -> dict[str, Any]:
@@ -92,23 +93,28 @@ def content_parts(content: Content | None, param: str) -> list[MessagePart]:
 
 
 def _assistant_text(content: Content | None, param: str) -> list[MessagePart]:
-    """What an assistant wrote: text and refusals; anything else is only noted."""
+    """What an assistant wrote: text and refusals; anything else is only noted (providers take
+    no images from the assistant)."""
     parts = content_parts(content, param)
-    return [p if isinstance(p, TextPart) else TextPart(value="[image not included]") for p in parts]
+    return [p if isinstance(p, TextPart) else TextPart(value=ASSISTANT_DATA_NOTE) for p in parts]
 
 
-def _call_part(call: ToolCall) -> ToolCallPart:
-    if call.function is not None:
+def _call_part(call: ToolCall, param: str) -> ToolCallPart:
+    if call.type == "custom" and call.custom is not None:
+        # A custom tool's call carries free text; the editor's calls carry an object
+        # (tools.py offers custom tools with one string property `input`).
         return ToolCallPart(
-            callId=call.id, name=call.function.name, input=tool_input(call.function.arguments)
+            callId=call.id, name=call.custom.name, input={"input": call.custom.input}
         )
-    custom = call.custom or {}
-    name = custom.get("name")
-    # A custom tool's call carries free text; the editor's calls carry an object.
+    if call.function is None:
+        kind = "custom" if call.type == "custom" else "function"
+        raise invalid_request(
+            f"`{param}.{kind}` is required in a tool call of type {kind}.",
+            param=f"{param}.{kind}",
+            code="missing_required_parameter",
+        )
     return ToolCallPart(
-        callId=call.id,
-        name=name if isinstance(name, str) and name else call.type,
-        input={"input": custom.get("input")} if "input" in custom else {},
+        callId=call.id, name=call.function.name, input=tool_input(call.function.arguments)
     )
 
 
@@ -154,7 +160,8 @@ class _Conversation:
         parts = _assistant_text(message.content, f"{param}.content")
         if message.refusal:
             parts.append(TextPart(value=message.refusal))
-        parts.extend(_call_part(call) for call in message.tool_calls or [])
+        for number, call in enumerate(message.tool_calls or []):
+            parts.append(_call_part(call, f"{param}.tool_calls[{number}]"))
         if message.function_call is not None:
             parts.append(self._legacy_call(message.function_call, index))
         self.add("assistant", parts)

@@ -61,7 +61,7 @@ def refuse_unsupported(request: CompletionRequest) -> None:
     if request.modalities and any(m != "text" for m in request.modalities):
         _unsupported(
             "modalities",
-            "Only the `text` modality is supported: the editor's models answer in text.",
+            "`modalities`: only `text` is supported: the editor's models answer in text.",
         )
     for legacy in ("functions", "function_call"):
         if getattr(request, legacy) is not None:

@@ -67,8 +67,7 @@ def check_roles(messages: Any) -> None:
     for index, message in enumerate(messages):
         if isinstance(message, dict) and message.get("role") not in ROLES:
             raise invalid_request(
-                f"Invalid value for `messages[{index}].role`: {message.get('role')!r}; expected "
-                f"one of {', '.join(ROLES)}.",
+                f"Invalid value for `messages[{index}].role`: expected one of {', '.join(ROLES)}.",
                 param=f"messages[{index}].role",
                 code="invalid_value",
             )

@@ -82,11 +82,16 @@ class FunctionCall(_Lenient):
     arguments: str = ""  # a JSON string, as the model wrote it
 
 
+class CustomCall(_Lenient):
+    name: str
+    input: str = ""  # free text, as a custom tool takes it
+
+
 class ToolCall(_Lenient):
     id: str
-    type: str = "function"  # `custom` calls carry `custom.input` instead of `function`
+    type: str = "function"  # `custom` calls carry `custom` instead of `function`
     function: FunctionCall | None = None
-    custom: dict[str, Any] | None = None
+    custom: CustomCall | None = None
 
 
 class SystemMessage(_Lenient):

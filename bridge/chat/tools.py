@@ -114,6 +114,8 @@ def _chosen_name(choice: dict[str, Any], param: str) -> str:
     kind = choice.get("type")
     assert isinstance(kind, str)
     inner = choice.get(kind)
+    if inner is None and isinstance(choice.get("name"), str):
+        return str(choice["name"])  # the flat shape the Responses API uses
     if inner is None:
         raise _bad(
             f"{param}.{kind}", f"`{param}.{kind}` is required.", "missing_required_parameter"
