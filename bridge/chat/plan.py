@@ -7,9 +7,21 @@ routes) reads it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
-from bridge.core.backend import ChatRequest
+from pydantic import ValidationError
+
+from bridge.chat.convert import editor_messages
+from bridge.chat.options import log_ignored, model_options, refuse_unsupported
+from bridge.chat.protocol import ROLES, CompletionRequest
+from bridge.chat.response_format import requested_format
+from bridge.chat.stop import stop_sequences
+from bridge.chat.tools import plan_tools
+from bridge.core.backend import ChatRequest, ModelInfo
+from bridge.core.chat_request import editor_chat
+from bridge.core.errors import invalid_request
 from bridge.core.structured_output import OutputFormat
+from bridge.core.validation_errors import validation_error
 
 JUSTIFICATION = "A Chat Completions client (such as Aider) asked Maestro Bridge for this answer."
 
@@ -26,3 +38,65 @@ class CompletionPlan:
     input_tokens: int | None = None  # counted by the editor before sending, when it was
     # JSON the client asked for (`response_format`); `checked_format` adds its checker.
     output_format: OutputFormat | None = None
+
+
+def parse_completion_request(body: Any) -> CompletionRequest:
+    """Validate a decoded JSON body; raises ApiError (400) naming the offending param."""
+    if not isinstance(body, dict):
+        raise invalid_request("The request body must be a JSON object.", code="invalid_json")
+    for required in ("model", "messages"):
+        if body.get(required) is None:
+            raise invalid_request(
+                f"Missing required parameter: `{required}`.",
+                param=required,
+                code="missing_required_parameter",
+            )
+    check_roles(body["messages"])
+    try:
+        request = CompletionRequest.model_validate(body)
+    except ValidationError as exc:
+        raise validation_error(body, exc) from None
+    log_ignored(body)
+    return request
+
+
+def check_roles(messages: Any) -> None:
+    """400 naming `messages[i].role` when a message has no role the dialect knows."""
+    if not isinstance(messages, list):
+        return  # the model's validation names it
+    for index, message in enumerate(messages):
+        if isinstance(message, dict) and message.get("role") not in ROLES:
+            raise invalid_request(
+                f"Invalid value for `messages[{index}].role`: expected one of {', '.join(ROLES)}.",
+                param=f"messages[{index}].role",
+                code="invalid_value",
+            )
+
+
+def plan_completion(request: CompletionRequest, model: ModelInfo) -> CompletionPlan:
+    """Everything decided before the editor is asked (pure; raises ApiError 400 on bad input)."""
+    refuse_unsupported(request)
+    tools = plan_tools(request.tools, request.tool_choice)
+    fmt = requested_format(request.response_format)
+    stops = stop_sequences(request.stop)
+    messages = editor_messages(request.messages)
+    if not messages:
+        raise invalid_request(
+            "The messages hold nothing the model can read.",
+            param="messages",
+            code="invalid_value",
+        )
+    chat = editor_chat(
+        model.id, messages, tools.tools, tools.mode, model_options(request), fmt, JUSTIFICATION
+    )
+    stream = bool(request.stream)
+    options = request.stream_options
+    return CompletionPlan(
+        chat=chat,
+        model=request.model,
+        stream=stream,
+        include_usage=stream and options is not None and options.include_usage is True,
+        stop_sequences=stops,
+        parallel_tool_calls=request.parallel_tool_calls is not False,
+        output_format=fmt,
+    )

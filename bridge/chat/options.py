@@ -1,0 +1,109 @@
+"""Chat Completions sampling options -> the editor's model options, and what is refused.
+
+`max_completion_tokens` (or the older `max_tokens`) becomes `maxOutputTokens`; temperature and
+`top_p` pass on; `reasoning_effort` passes on as the Responses dialect passes its effort (an
+unknown one is logged and dropped, as in the Anthropic dialect). What the editor cannot give
+(several choices, log probabilities, audio) is a 400 naming the param; what has no meaning in
+the editor (seed, penalties, caching keys...) is accepted and logged by name at debug.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from bridge.chat.protocol import CompletionRequest
+from bridge.core.errors import invalid_request
+
+log = logging.getLogger(__name__)
+
+EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh")
+IGNORED_KEYS = (
+    "seed",
+    "user",
+    "metadata",
+    "store",
+    "frequency_penalty",
+    "presence_penalty",
+    "logit_bias",
+    "service_tier",
+    "prediction",
+    "verbosity",
+    "prompt_cache_key",
+    "prompt_cache_retention",
+    "safety_identifier",
+    "web_search_options",
+    "top_k",
+)
+
+
+def _unsupported(param: str, message: str) -> None:
+    raise invalid_request(message, param=param, code="unsupported_parameter")
+
+
+def refuse_unsupported(request: CompletionRequest) -> None:
+    """400 for what the bridge cannot answer: several choices, log probabilities, audio."""
+    if request.n is not None and request.n != 1:
+        _unsupported(
+            "n", f"`n` must be 1: the editor gives one answer per request (got {request.n})."
+        )
+    if request.logprobs:
+        _unsupported(
+            "logprobs", "`logprobs` is not supported: the editor reports no token probabilities."
+        )
+    if request.top_logprobs:
+        _unsupported(
+            "top_logprobs",
+            "`top_logprobs` is not supported: the editor reports no token probabilities.",
+        )
+    if request.audio is not None:
+        _unsupported("audio", "Audio output is not supported: the editor's models answer in text.")
+    if request.modalities and any(m != "text" for m in request.modalities):
+        _unsupported(
+            "modalities",
+            "Only the `text` modality is supported: the editor's models answer in text.",
+        )
+    for legacy in ("functions", "function_call"):
+        if getattr(request, legacy) is not None:
+            _unsupported(
+                legacy,
+                f"`{legacy}` (the deprecated function calling) is not supported: "
+                "send `tools` and `tool_choice` instead.",
+            )
+
+
+def max_output_tokens(request: CompletionRequest) -> int | None:
+    # `max_completion_tokens` replaced `max_tokens`; a client sending both means the newer.
+    return request.max_completion_tokens or request.max_tokens
+
+
+def reasoning_effort(request: CompletionRequest) -> str | None:
+    effort = request.reasoning_effort
+    if effort is not None and effort not in EFFORTS:
+        log.info("Ignoring unknown `reasoning_effort` %r", effort)
+        return None
+    return effort
+
+
+def model_options(request: CompletionRequest) -> dict[str, Any]:
+    options: dict[str, Any] = {}
+    limit = max_output_tokens(request)
+    if limit is not None:
+        options["maxOutputTokens"] = limit
+    if request.temperature is not None:
+        options["temperature"] = request.temperature
+    if request.top_p is not None:
+        options["topP"] = request.top_p
+    effort = reasoning_effort(request)
+    if effort is not None:
+        options["reasoningEffort"] = effort
+    return options
+
+
+def log_ignored(body: dict[str, Any]) -> None:
+    ignored = [key for key in IGNORED_KEYS if body.get(key) is not None]
+    options = body.get("stream_options")
+    if isinstance(options, dict):
+        ignored += [f"stream_options.{k}" for k in options if k != "include_usage"]
+    if ignored:
+        log.debug("Accepted and ignored: %s", ", ".join(ignored))

@@ -1,0 +1,41 @@
+"""Before the editor is asked: parse the body, resolve the model, plan, check the context."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bridge.chat.plan import CompletionPlan, parse_completion_request, plan_completion
+from bridge.chat.response_format import SCHEMA_PARAM
+from bridge.core.backend import Backend, ModelInfo
+from bridge.core.errors import ApiError
+from bridge.core.models import ModelNames, resolve_model
+from bridge.core.structured_output import DEFAULT_CHECK_SECONDS, checked_format
+from bridge.core.token_limits import check_context_length
+
+
+async def plan_body(
+    backend: Backend, body: Any, names: ModelNames
+) -> tuple[CompletionPlan, ModelInfo]:
+    """Parse, resolve the model, plan (raises ApiError: 400 bad input, 404 unknown model)."""
+    request = parse_completion_request(body)
+    model = resolve_model(request.model, await backend.list_models(), names)
+    return plan_completion(request, model), model
+
+
+async def prepare_completion(
+    backend: Backend, body: Any, names: ModelNames, check_seconds: float = DEFAULT_CHECK_SECONDS
+) -> CompletionPlan:
+    """The plan, its JSON schema and the context check: all done before the editor is asked.
+
+    `check_seconds` bounds validating a structured-output schema (and later the answer)."""
+    plan, model = await plan_body(backend, body, names)
+    try:
+        plan.output_format = await checked_format(plan.output_format, check_seconds)
+    except ApiError as exc:
+        # The core names the Responses field; a Chat Completions client sent this one.
+        if exc.param == "text.format.schema":
+            exc.param = SCHEMA_PARAM
+            exc.message = exc.message.replace("`text.format.schema`", f"`{SCHEMA_PARAM}`")
+        raise
+    plan.input_tokens = await check_context_length(backend, plan.chat, model)
+    return plan
