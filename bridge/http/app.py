@@ -9,6 +9,7 @@ from aiohttp import web
 
 from bridge import SERVICE_NAME, __version__
 from bridge.anthropic import routes as anthropic
+from bridge.chat import routes as chat
 from bridge.core.backend import Backend, EditorError
 from bridge.core.errors import ApiError, from_editor
 from bridge.core.request_limits import (
@@ -30,7 +31,11 @@ log = logging.getLogger(__name__)
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 # Each dialect is a folder whose `mount` adds its routes and its error envelope.
-DIALECTS: tuple[Callable[[web.Application], None], ...] = (responses.mount, anthropic.mount)
+DIALECTS: tuple[Callable[[web.Application], None], ...] = (
+    responses.mount,
+    anthropic.mount,
+    chat.mount,
+)
 
 
 @web.middleware

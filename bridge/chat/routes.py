@@ -1,0 +1,63 @@
+"""The Chat Completions dialect's routes: `POST /v1/chat/completions` (SSE or JSON).
+
+Errors under these paths are written in OpenAI's envelope (`{"error": {...}}`). The stream is
+`data: <chunk>` frames ending with `data: [DONE]`; while the model is silent, SSE comment lines
+keep the connection alive (every SSE parser skips them).
+"""
+
+from __future__ import annotations
+
+from aiohttp import web
+
+from bridge.chat.chunks import DONE, KEEPALIVE, Chunk, fold_completion
+from bridge.chat.prepare import prepare_completion
+from bridge.chat.stream import completion_chunks
+from bridge.core import strict_json
+from bridge.core.request_limits import check_request_shape, takes_model_slot
+from bridge.http import error_shapes
+from bridge.http.app_keys import BACKEND, SETTINGS
+from bridge.http.json_body import read_json, strict_json_response
+from bridge.http.sse import DONE as DONE_FRAME
+from bridge.http.sse_response import stream_events
+
+PREFIXES = ("/v1/chat/completions", "/chat/completions")
+KEEPALIVE_FRAME = b": keepalive\n\n"
+
+
+def _frame(chunk: Chunk) -> bytes:
+    if chunk == KEEPALIVE:
+        return KEEPALIVE_FRAME
+    if chunk == DONE:
+        return DONE_FRAME
+    return b"data: " + strict_json.encode(chunk).encode() + b"\n\n"
+
+
+def sse_frames(batch: list[Chunk]) -> bytes:
+    """`data: <json>` per chunk (no `event:` line, as OpenAI's chat streams), in one buffer."""
+    return b"".join(map(_frame, batch))
+
+
+async def create_completion(request: web.Request) -> web.StreamResponse:
+    backend = request.app[BACKEND]
+    settings = request.app[SETTINGS]
+    body = await read_json(request)
+    check_request_shape(body, settings.limits, items="messages")
+    check_seconds = settings.limits.answerCheckSeconds
+    plan = await prepare_completion(backend, body, settings.model_names(), check_seconds)
+    if not plan.stream:
+        batches = completion_chunks(backend, plan, check_seconds=check_seconds, raise_failures=True)
+        return strict_json_response(fold_completion([c async for batch in batches for c in batch]))
+    return await stream_events(
+        request,
+        completion_chunks(backend, plan, settings.keepaliveSeconds, check_seconds),
+        settings.limits,
+        sse_frames,
+    )
+
+
+def mount(app: web.Application) -> None:
+    """Mount the dialect on `app`, with OpenAI's error envelope for its paths."""
+    error_shapes.register(app, PREFIXES, error_shapes.openai_error_body)
+    for prefix in ("/v1", ""):
+        takes_model_slot(app, f"{prefix}/chat/completions")
+        app.router.add_post(f"{prefix}/chat/completions", create_completion)
