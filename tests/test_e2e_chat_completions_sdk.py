@@ -1,6 +1,6 @@
 """End to end with the real `openai` Python SDK's Chat Completions client against a real
-`maestro-bridge serve`: create, streams, the stream and parse helpers, a tool loop, thinking,
-stop, length, keepalives and errors.
+`maestro-bridge serve`: create, streams, the stream and parse helpers, a tool loop, tool_choice,
+thinking, stop, length and keepalives (errors: tests/test_e2e_chat_completions_errors.py).
 
 The SDK parses every body and chunk into its own types; on top, every answer, chunk and error
 the bridge sends is checked against the Chat Completions schema kept in the repository
@@ -13,83 +13,30 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-import openai
 import pytest
-from chat_http import as_json, make_client, post
-from chat_validation import (
-    DONE,
-    SseBody,
-    check_failed_stream,
-    check_stream,
-    comparable,
-    parse_sse,
-    validate_completion,
-    validate_error,
+from chat_http import (
+    ECHO,
+    HELLO,
+    WEATHER_TOOL,
+    as_json,
+    checked,
+    make_client,
+    post,
+    raw_stream,
+    reasoning_of,
+    same_answer,
 )
+from chat_validation import DONE, check_stream, parse_sse, validate_completion
 from conftest import BridgeServer, StartServer
-from openai import OpenAI
-from openai.types.chat import ChatCompletion, ChatCompletionToolParam
+from openai import AsyncOpenAI, OpenAI
+from openai.types.chat import ChatCompletionToolParam
 from pydantic import BaseModel
-
-WEATHER_TOOL: ChatCompletionToolParam = {
-    "type": "function",
-    "function": {
-        "name": "get_weather",
-        "description": "The current weather in a city.",
-        "parameters": {
-            "type": "object",
-            "properties": {"city": {"type": "string"}},
-            "required": ["city"],
-        },
-    },
-}
-HELLO: list[Any] = [{"role": "user", "content": "Hello from the SDK!"}]
-ECHO = "You said: Hello from the SDK!"
 
 
 @pytest.fixture
 def client(bridge_server: BridgeServer) -> Iterator[OpenAI]:
     with make_client(bridge_server) as sdk:
         yield sdk
-
-
-def checked(completion: ChatCompletion) -> ChatCompletion:
-    """The SDK's answer, validated as the JSON it came from."""
-    validate_completion(as_json(completion))
-    assert completion.id.startswith("chatcmpl-AM-")
-    assert completion.object == "chat.completion"
-    return completion
-
-
-def raw_stream(
-    server: BridgeServer, body: dict[str, Any], include_usage: bool = False
-) -> tuple[dict[str, Any], SseBody]:
-    """POST a streaming body, check every frame on the wire; the folded completion."""
-    if include_usage:
-        body = {**body, "stream_options": {"include_usage": True}}
-    response = post(f"{server.base_url}/chat/completions", {**body, "stream": True})
-    assert response.status_code == 200, response.text
-    assert response.headers["content-type"].startswith("text/event-stream")
-    sse = parse_sse(response.text)
-    return check_stream(sse.chunks, include_usage=include_usage), sse
-
-
-def same_answer(one: dict[str, Any], other: dict[str, Any]) -> bool:
-    """Two completions say the same, ids and times aside (and `annotations`, which only the
-    non-streaming answer carries: a stream has no delta for it)."""
-    left, right = comparable(one), comparable(other)
-    for completion in (left, right):
-        for choice in completion["choices"]:
-            choice["message"].pop("annotations", None)
-    return bool(left == right)
-
-
-def reasoning_of(message: Any) -> str | None:
-    """`reasoning_content`: not in the SDK's types, kept as an extra field."""
-    extra = message.model_extra or {}
-    value = extra.get("reasoning_content")
-    assert value is None or isinstance(value, str)
-    return value
 
 
 # --------------------------------------------------------------------------- text
@@ -284,6 +231,76 @@ def test_parallel_tool_calls_stream_with_their_indexes(bridge_server_factory: St
     assert len(completion.choices[0].message.tool_calls or []) == 1
 
 
+TIME_TOOL: ChatCompletionToolParam = {
+    "type": "function",
+    "function": {
+        "name": "get_time",
+        "parameters": {
+            "type": "object",
+            "properties": {"zone": {"type": "string"}},
+            "required": ["zone"],
+        },
+    },
+}
+
+
+def test_tool_choice(client: OpenAI) -> None:
+    tools = [WEATHER_TOOL, TIME_TOOL]
+    none = checked(
+        client.chat.completions.create(
+            model="sim-echo", messages=HELLO, tools=tools, tool_choice="none"
+        )
+    )
+    assert none.choices[0].message.tool_calls is None and none.choices[0].finish_reason == "stop"
+    named = checked(
+        client.chat.completions.create(
+            model="sim-echo",
+            messages=HELLO,
+            tools=tools,
+            tool_choice={"type": "function", "function": {"name": "get_time"}},
+        )
+    )
+    calls = named.choices[0].message.tool_calls or []
+    assert [call.function.name for call in calls if call.type == "function"] == ["get_time"]
+    after_tools: list[Any] = [
+        *HELLO,
+        named.choices[0].message.model_dump(exclude_none=True),
+        {"role": "tool", "tool_call_id": calls[0].id, "content": "Noon."},
+    ]
+    required = checked(
+        client.chat.completions.create(
+            model="sim-echo", messages=after_tools, tools=tools, tool_choice="required"
+        )
+    )
+    assert required.choices[0].finish_reason == "tool_calls"  # a call, though a result came
+
+
+async def test_async_client_stream(bridge_server: BridgeServer) -> None:
+    async with AsyncOpenAI(
+        base_url=bridge_server.base_url, api_key="unused", max_retries=0, timeout=30
+    ) as client:
+        stream = await client.chat.completions.create(model="sim-echo", messages=HELLO, stream=True)
+        chunks = [chunk async for chunk in stream]
+    folded = check_stream([as_json(c) for c in chunks], wire=False)
+    assert folded["choices"][0]["message"]["content"] == ECHO
+
+
+def test_an_image_is_read_and_counted(client: OpenAI) -> None:
+    pixel = (
+        "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk"
+        "+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+    )
+    text: dict[str, Any] = {"type": "text", "text": "What is in it?"}
+    image: dict[str, Any] = {"type": "image_url", "image_url": {"url": pixel}}
+    only_text: list[Any] = [{"role": "user", "content": [text]}]
+    text_and_image: list[Any] = [{"role": "user", "content": [text, image]}]
+    plain = checked(client.chat.completions.create(model="sim-echo", messages=only_text))
+    with_image = checked(client.chat.completions.create(model="sim-echo", messages=text_and_image))
+    assert with_image.choices[0].message.content == "You said: What is in it?"
+    assert plain.usage is not None and with_image.usage is not None
+    assert with_image.usage.prompt_tokens > plain.usage.prompt_tokens
+
+
 # --------------------------------------------------------------------------- thinking, limits
 
 
@@ -363,90 +380,3 @@ def test_keepalive_comments_while_the_model_is_silent(bridge_server_factory: Sta
             final = stream.get_final_completion()
     assert "".join(c.choices[0].delta.content or "" for c in chunks if c.choices) == "Done."
     assert final.choices[0].message.content == "Done."
-
-
-# --------------------------------------------------------------------------- errors
-
-
-def error_body(exc: openai.APIStatusError) -> dict[str, Any]:
-    body: dict[str, Any] = exc.response.json()
-    validate_error(body)
-    return body
-
-
-def test_n_above_one_is_a_400_naming_n(client: OpenAI) -> None:
-    with pytest.raises(openai.BadRequestError) as raised:
-        client.chat.completions.create(model="sim-echo", messages=HELLO, n=2)
-    assert error_body(raised.value)["error"]["param"] == "n"
-    with pytest.raises(openai.BadRequestError):
-        client.chat.completions.create(model="sim-echo", messages=HELLO, n=2, stream=True)
-
-
-def test_unknown_model_is_a_404(client: OpenAI) -> None:
-    with pytest.raises(openai.NotFoundError) as raised:
-        client.chat.completions.create(model="no-such-model", messages=HELLO)
-    body = error_body(raised.value)
-    assert body["error"]["code"] == "model_not_found" and body["error"]["param"] == "model"
-
-
-def test_a_wrong_api_key_is_a_401(bridge_server_factory: StartServer) -> None:
-    server = bridge_server_factory("--api-key", "right-key")
-    with make_client(server, api_key="wrong-key") as client:
-        with pytest.raises(openai.AuthenticationError) as raised:
-            client.chat.completions.create(model="sim-echo", messages=HELLO)
-        error_body(raised.value)
-    with make_client(server, api_key="right-key") as client:
-        answer = checked(client.chat.completions.create(model="sim-echo", messages=HELLO))
-    assert answer.choices[0].message.content == ECHO
-
-
-def test_rate_limit_is_a_429_with_retry_after(bridge_server_factory: StartServer) -> None:
-    script = {
-        "rules": [
-            {"match": "busy", "reply": [{"type": "error", "code": "Blocked", "message": "Busy."}]}
-        ]
-    }
-    server = bridge_server_factory(script=script)
-    busy: list[Any] = [{"role": "user", "content": "busy"}]
-    with make_client(server) as client:
-        with pytest.raises(openai.RateLimitError) as raised:
-            client.chat.completions.create(model="sim-echo", messages=busy)
-        assert raised.value.response.headers["retry-after"]
-        assert error_body(raised.value)["error"]["type"] == "rate_limit_error"
-        with pytest.raises(openai.RateLimitError) as streamed:  # before streaming: a status
-            list(client.chat.completions.create(model="sim-echo", messages=busy, stream=True))
-        assert streamed.value.response.headers["retry-after"]
-
-
-def test_a_failure_mid_stream_is_an_error_chunk(bridge_server_factory: StartServer) -> None:
-    script = {
-        "rules": [
-            {
-                "match": "fail",
-                "reply": [
-                    {"type": "text", "text": "Half an answer"},
-                    {"type": "error", "code": "Other", "message": "The editor went away."},
-                ],
-            }
-        ]
-    }
-    server = bridge_server_factory(script=script)
-    body: dict[str, Any] = {
-        "model": "sim-echo",
-        "messages": [{"role": "user", "content": "fail now"}],
-    }
-    response = post(f"{server.base_url}/chat/completions", {**body, "stream": True})
-    assert response.status_code == 200
-    sse = parse_sse(response.text)
-    # The error chunk ends the stream: no `data: [DONE]` after it (wire=False forbids one).
-    assert DONE not in sse.chunks
-    error = check_failed_stream(sse.chunks, wire=False)
-    assert error["error"]["message"] == "The editor went away."
-    assert sse.chunks[0]["choices"][0]["delta"]["role"] == "assistant"
-    with make_client(server) as client:
-        with pytest.raises(openai.APIError, match=r"The editor went away\."):
-            list(client.chat.completions.create(**body, stream=True))
-        with pytest.raises(openai.InternalServerError) as raised:  # not streaming: a status
-            client.chat.completions.create(**body)
-    assert raised.value.status_code == 502
-    assert error_body(raised.value)["error"]["code"] == "editor_error"
