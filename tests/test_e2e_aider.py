@@ -38,6 +38,7 @@ from aider_scenario import (
     make_repository,
 )
 from anthropic_http import post
+from chat_validation import check_stream, parse_sse, validate_completion
 from conftest import StartServer
 from record_aider import fixture_path
 
@@ -59,11 +60,16 @@ def edit_rules(model: AiderModel) -> list[dict[str, Any]]:
     return [text_rule(DIFF_MARKER, COMMIT_MESSAGE), text_rule(edit_match, model.edit, times=1)]
 
 
-def run_edit(start: StartServer, model: AiderModel, root: Path) -> tuple[AiderRun, Path, Path]:
+def run_edit(
+    start: StartServer, model: AiderModel, root: Path, rules: list[dict[str, Any]] | None = None
+) -> tuple[AiderRun, Path, Path]:
+    """Aider fixing the typo against a bridge answering by `rules` (default: edit_rules);
+    the file must be fixed on disk."""
     aider = aider_or_skip()
     workdir, home = root / "work", root / "home"
     target = make_repository(workdir, home)
-    server = start("--default-model", "sim-echo", script={"rules": edit_rules(model)})
+    script = {"rules": rules if rules is not None else edit_rules(model)}
+    server = start("--default-model", "sim-echo", script=script)
     run = run_aider(
         aider,
         server.base_url,
@@ -94,14 +100,44 @@ def test_aider_edits_the_file_and_commits_it(
     assert changed == [FILE_NAME]
 
 
+def test_a_thinking_answer_edits_the_file_and_aider_shows_the_thinking(
+    bridge_server_factory: StartServer, tmp_path: Path
+) -> None:
+    thought = "The word wrold is a typo of world."
+    edit = {
+        "match": DIFF_RULES_MARKER,
+        "times": 1,
+        "reply": [{"type": "thinking", "text": thought}, {"type": "text", "text": GPT_41.edit}],
+    }
+    rules = [text_rule(DIFF_MARKER, COMMIT_MESSAGE), edit]
+    run, workdir, home = run_edit(bridge_server_factory, GPT_41, tmp_path, rules)
+    assert run.returncode == 0, run.report
+    # `reasoning_content` deltas: Aider prints them apart and keeps them out of the edit.
+    assert "THINKING" in run.stdout and thought in run.stdout, run.report
+    assert commit_subjects(workdir, home)[0] == COMMIT_MESSAGE, run.report
+
+
+def test_an_edit_that_does_not_apply_is_reported_back_and_the_retry_fixes_the_file(
+    bridge_server_factory: StartServer, tmp_path: Path
+) -> None:
+    """Aider's reflection: it tells the model which SEARCH block failed, in a new request that
+    holds the whole exchange so far (an assistant turn and Aider's report), and applies the
+    answer to that."""
+    wrong = GPT_41.edit.replace("wrold", "wurld", 1)  # a SEARCH text the file does not hold
+    rules = [
+        text_rule(DIFF_MARKER, COMMIT_MESSAGE),
+        text_rule(DIFF_RULES_MARKER, wrong, times=1),
+        text_rule(DIFF_RULES_MARKER, GPT_41.edit, times=1),
+    ]
+    run, workdir, home = run_edit(bridge_server_factory, GPT_41, tmp_path, rules)
+    assert run.returncode == 0, run.report
+    assert "SearchReplaceNoExactMatch" in run.stdout, run.report
+    assert commit_subjects(workdir, home) == [COMMIT_MESSAGE, FIRST_COMMIT], run.report
+
+
 def replay_headers(capture: dict[str, Any]) -> dict[str, str]:
     headers: dict[str, str] = capture["headers"]
     return {name: value for name, value in headers.items() if name not in CONNECTION_HEADERS}
-
-
-def sse_data(text: str) -> list[str]:
-    """The `data:` payloads of an SSE body, in order (comments and blank lines left out)."""
-    return [line[len("data: ") :] for line in text.splitlines() if line.startswith("data: ")]
 
 
 def test_the_captured_edit_request_streams_a_valid_answer(
@@ -116,20 +152,16 @@ def test_the_captured_edit_request_streams_a_valid_answer(
     )
     assert reply.status_code == 200, reply.text
     assert reply.headers["content-type"].startswith("text/event-stream")
-    payloads = sse_data(reply.text)
-    assert payloads[-1] == "[DONE]"
-    chunks = [json.loads(payload) for payload in payloads[:-1]]
-    assert {chunk["object"] for chunk in chunks} == {"chat.completion.chunk"}
-    assert len({chunk["id"] for chunk in chunks}) == 1
-    assert chunks[0]["id"].startswith("chatcmpl-AM-")
-    assert {chunk["model"] for chunk in chunks} == {capture["body"]["model"]}
-    # No usage chunk: Aider asks for none (no stream_options).
-    assert all(len(chunk["choices"]) == 1 for chunk in chunks)
-    deltas = [chunk["choices"][0]["delta"] for chunk in chunks]
-    assert deltas[0].get("role") == "assistant"
-    assert "".join(delta.get("content") or "" for delta in deltas) == REPLAY_TEXT
-    finishes = [chunk["choices"][0].get("finish_reason") for chunk in chunks]
-    assert finishes[-1] == "stop" and set(finishes[:-1]) <= {None}
+    chunks = parse_sse(reply.text).chunks
+    # Every chunk and the rules across them (tests/chat_validation.py); no usage chunk, as
+    # Aider asks for none (no stream_options).
+    completion = check_stream(chunks, include_usage=False)
+    assert completion["id"].startswith("chatcmpl-AM-")
+    assert completion["model"] == capture["body"]["model"]
+    [choice] = completion["choices"]
+    assert choice["message"]["content"] == REPLAY_TEXT
+    assert choice["finish_reason"] == "stop"
+    assert chunks[0]["choices"][0]["delta"]["role"] == "assistant"
 
 
 def test_the_captured_commit_message_request_gets_one_completion(
@@ -144,13 +176,11 @@ def test_the_captured_commit_message_request_gets_one_completion(
     )
     assert reply.status_code == 200, reply.text
     completion = reply.json()
-    assert completion["object"] == "chat.completion"
+    validate_completion(completion)
     assert completion["id"].startswith("chatcmpl-AM-")
     assert completion["model"] == GPT_41.weak_model
     [choice] = completion["choices"]
     assert choice["message"]["role"] == "assistant"
     assert choice["message"]["content"] == REPLAY_TEXT
     assert choice["finish_reason"] == "stop"
-    usage = completion["usage"]
-    assert usage["prompt_tokens"] > 0 and usage["completion_tokens"] > 0
-    assert usage["total_tokens"] == usage["prompt_tokens"] + usage["completion_tokens"]
+    assert completion["usage"]["prompt_tokens"] > 0
