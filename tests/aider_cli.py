@@ -162,13 +162,14 @@ def aider_command(
     message: str,
     files: tuple[str, ...] = (),
     extra_args: tuple[str, ...] = (),
+    api_key: str = DUMMY_KEY,
 ) -> list[str]:
     return [
         aider_bin,
         "--openai-api-base",
         base_url,
         "--openai-api-key",
-        DUMMY_KEY,
+        api_key,
         "--model",
         model,
         "--yes-always",
@@ -195,6 +196,7 @@ def run_aider(
     extra_args: tuple[str, ...] = (),
     env: dict[str, str] | None = None,
     wrapper: tuple[str, ...] = (),
+    api_key: str = DUMMY_KEY,
 ) -> AiderRun:
     """`aider --message MESSAGE FILES` in `cwd` (a git repository) against `base_url` (with
     `/v1`), asking for `model` (`openai/NAME`).
@@ -203,7 +205,8 @@ def run_aider(
     variables of `aider_env`; `wrapper` goes before the command (such as strace). A timeout is
     no exception: the result says `timed_out`."""
     prepare_home(home, None if known_model else model)
-    command = [*wrapper, *aider_command(aider_bin, base_url, model, message, files, extra_args)]
+    aider = aider_command(aider_bin, base_url, model, message, files, extra_args, api_key)
+    command = [*wrapper, *aider]
     process = subprocess.Popen(
         command,
         cwd=cwd,

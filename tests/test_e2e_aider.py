@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from aider_cli import AiderRun, aider_or_skip, run_aider
+from aider_cli import DUMMY_KEY, AiderRun, aider_or_skip, run_aider
 from aider_scenario import (
     AFTER,
     COMMIT_MESSAGE,
@@ -43,6 +43,7 @@ from conftest import StartServer
 from record_aider import fixture_path
 
 REPLAY_TEXT = "Replayed through the bridge."
+BRIDGE_KEY = "aider-bridge-key"
 # Headers of the capture that belong to that connection, not to the request.
 CONNECTION_HEADERS = {"host", "content-length", "connection", "accept-encoding", "authorization"}
 
@@ -61,15 +62,20 @@ def edit_rules(model: AiderModel) -> list[dict[str, Any]]:
 
 
 def run_edit(
-    start: StartServer, model: AiderModel, root: Path, rules: list[dict[str, Any]] | None = None
+    start: StartServer,
+    model: AiderModel,
+    root: Path,
+    rules: list[dict[str, Any]] | None = None,
+    api_key: str | None = None,
 ) -> tuple[AiderRun, Path, Path]:
-    """Aider fixing the typo against a bridge answering by `rules` (default: edit_rules);
-    the file must be fixed on disk."""
+    """Aider fixing the typo against a bridge answering by `rules` (default: edit_rules),
+    which wants `api_key` when given; the file must be fixed on disk."""
     aider = aider_or_skip()
     workdir, home = root / "work", root / "home"
     target = make_repository(workdir, home)
     script = {"rules": rules if rules is not None else edit_rules(model)}
-    server = start("--default-model", "sim-echo", script=script)
+    key_args = ("--api-key", api_key) if api_key is not None else ()
+    server = start("--default-model", "sim-echo", *key_args, script=script)
     run = run_aider(
         aider,
         server.base_url,
@@ -80,6 +86,7 @@ def run_edit(
         known_model=model.known,
         files=(FILE_NAME,),
         timeout=90,
+        api_key=api_key or DUMMY_KEY,
     )
     assert target.read_text(encoding="utf-8") == AFTER, run.report
     return run, workdir, home
@@ -98,6 +105,14 @@ def test_aider_edits_the_file_and_commits_it(
     # Aider's commit holds the edit and nothing else.
     changed = git(workdir, home, "show", "--name-only", "--format=", "HEAD").split()
     assert changed == [FILE_NAME]
+
+
+def test_aider_sends_its_key_to_a_bridge_that_wants_one(
+    bridge_server_factory: StartServer, tmp_path: Path
+) -> None:
+    run, workdir, home = run_edit(bridge_server_factory, SIM_ECHO, tmp_path, api_key=BRIDGE_KEY)
+    assert run.returncode == 0, run.report
+    assert commit_subjects(workdir, home)[0] == COMMIT_MESSAGE, run.report
 
 
 def test_a_thinking_answer_edits_the_file_and_aider_shows_the_thinking(
