@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import AsyncGenerator
+from pathlib import Path
 from typing import Any
 
 import pytest
+from fixture_files import FIXTURES
 
+from bridge.chat.convert import LABELS
 from bridge.chat.plan import (
     JUSTIFICATION,
     CompletionPlan,
@@ -195,6 +199,17 @@ def test_keys_without_meaning_in_the_editor_are_accepted(caplog: pytest.LogCaptu
     for name in ("seed", "logit_bias", "prompt_cache_key", "stream_options.include_obfuscation"):
         assert name in caplog.text
     assert secret not in caplog.text  # names only, never the values
+
+
+def test_unknown_keys_are_accepted_and_named_in_a_bounded_line(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.DEBUG, logger="bridge.chat")
+    extra = {f"x_{i}_" + "k" * 100: "secret" for i in range(30)}
+    assert plan(extra_body={"a": "secret"}, **extra).chat.modelOptions == {}
+    line = next(r.getMessage() for r in caplog.records if "Unknown keys" in r.getMessage())
+    assert "extra_body" in line and "(and 11 more)" in line
+    assert "secret" not in caplog.text and len(line) < 1200
 
 
 # stop
@@ -459,3 +474,31 @@ async def test_prepare_too_long_an_input_is_a_400() -> None:
         )
     assert caught.value.status == 400 and caught.value.code == "context_length_exceeded"
     assert caught.value.param == "messages"
+
+
+# What Aider sends (tests/fixtures/aider: captured from the real Aider)
+
+AIDER = sorted((FIXTURES / "aider").glob("*.json"))
+
+
+@pytest.mark.parametrize("capture", AIDER, ids=[path.stem for path in AIDER])
+def test_aiders_requests_plan(capture: Path) -> None:
+    sent = json.loads(capture.read_text())["body"]
+    got = plan_completion(parse_completion_request(sent), MODEL)
+    assert got.model == sent["model"] and got.stream is bool(sent.get("stream"))
+    assert got.chat.modelOptions == {"temperature": 0}
+    assert got.include_usage is False and got.stop_sequences == [] and got.chat.tools == []
+    roles = [message["role"] for message in sent["messages"]]
+    texts = [p.value for m in got.chat.messages for p in m.content if isinstance(p, TextPart)]
+    # Every message's text reaches the editor, in order.
+    assert [t for t in texts if t not in LABELS.values()] == [
+        message["content"] for message in sent["messages"]
+    ]
+    if roles[-1] == "system" and "assistant" in roles:
+        # The edit rules Aider sends last, after the user's message, stay last.
+        last = got.chat.messages[-1]
+        assert last.role == "user" and last.content[0] == TextPart(value=LABELS["system"])
+
+
+def test_aiders_captures_are_there() -> None:
+    assert len(AIDER) >= 2
