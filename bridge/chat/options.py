@@ -61,7 +61,7 @@ def refuse_unsupported(request: CompletionRequest) -> None:
     if request.modalities and any(m != "text" for m in request.modalities):
         _unsupported(
             "modalities",
-            "Only the `text` modality is supported: the editor's models answer in text.",
+            "`modalities`: only `text` is supported: the editor's models answer in text.",
         )
     for legacy in ("functions", "function_call"):
         if getattr(request, legacy) is not None:
@@ -100,10 +100,26 @@ def model_options(request: CompletionRequest) -> dict[str, Any]:
     return options
 
 
+SHOWN_KEYS = 20  # unknown key names logged at most (a body may hold thousands)
+SHOWN_KEY_CHARS = 40
+
+
+def _shown_keys(keys: list[str]) -> str:
+    shown = [key[:SHOWN_KEY_CHARS] for key in keys[:SHOWN_KEYS]]
+    more = f" (and {len(keys) - SHOWN_KEYS} more)" if len(keys) > SHOWN_KEYS else ""
+    return ", ".join(shown) + more
+
+
 def log_ignored(body: dict[str, Any]) -> None:
+    """One debug line naming what was accepted without effect (names only: values may be
+    personal, such as `user` or `safety_identifier`)."""
     ignored = [key for key in IGNORED_KEYS if body.get(key) is not None]
     options = body.get("stream_options")
     if isinstance(options, dict):
         ignored += [f"stream_options.{k}" for k in options if k != "include_usage"]
     if ignored:
-        log.debug("Accepted and ignored: %s", ", ".join(ignored))
+        log.debug("Accepted and ignored: %s", _shown_keys(ignored))
+    known = set(CompletionRequest.model_fields) | set(IGNORED_KEYS)
+    unknown = [str(key) for key in body if key not in known]
+    if unknown:
+        log.debug("Unknown keys ignored: %s", _shown_keys(unknown))

@@ -12,6 +12,18 @@ from bridge.core.models import ModelNames, resolve_model
 from bridge.core.structured_output import DEFAULT_CHECK_SECONDS, checked_format
 from bridge.core.token_limits import check_context_length
 
+# The core's checks name the Responses fields; a Chat Completions client sent these ones.
+CHAT_PARAMS = {"text.format.schema": SCHEMA_PARAM, "input": "messages"}
+
+
+def chat_param(error: ApiError) -> ApiError:
+    """`error` naming the Chat Completions field instead of the Responses one."""
+    renamed = CHAT_PARAMS.get(error.param or "")
+    if renamed is not None:
+        error.message = error.message.replace(f"`{error.param}`", f"`{renamed}`")
+        error.param = renamed
+    return error
+
 
 async def plan_body(
     backend: Backend, body: Any, names: ModelNames
@@ -31,11 +43,7 @@ async def prepare_completion(
     plan, model = await plan_body(backend, body, names)
     try:
         plan.output_format = await checked_format(plan.output_format, check_seconds)
+        plan.input_tokens = await check_context_length(backend, plan.chat, model)
     except ApiError as exc:
-        # The core names the Responses field; a Chat Completions client sent this one.
-        if exc.param == "text.format.schema":
-            exc.param = SCHEMA_PARAM
-            exc.message = exc.message.replace("`text.format.schema`", f"`{SCHEMA_PARAM}`")
-        raise
-    plan.input_tokens = await check_context_length(backend, plan.chat, model)
+        raise chat_param(exc) from None
     return plan

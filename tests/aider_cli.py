@@ -1,0 +1,230 @@
+"""Run the real Aider (`aider --message ...`) against a local OpenAI-compatible base URL.
+
+A test helper, not a test module. `run_aider(...)` starts `aider --message PROMPT FILES` in a
+session of its own (its own process group), in the given git working directory, with an
+isolated HOME (the real ~/.aider and ~/.gitconfig are never read or written), and with every
+kind of traffic but the API calls to the base URL turned off. Whatever happens (an exit, a
+timeout, an exception in the caller's thread), Aider, everything it started and every process
+left in its group are killed before `run_aider` returns or raises.
+
+Aider keeps its defaults otherwise: streaming, the edit format and weak model it picks for the
+model's name, auto commits. What keeps it offline (measured with strace, aider-chat 0.86.2):
+
+* `--no-check-update`: else it asks pypi.org for a newer version.
+* `--no-analytics`: else, in a fresh HOME, it asks to opt in (and `--yes-always` says yes).
+* `--no-show-release-notes`: else, on a first run, it offers the release notes and
+  `--yes-always` opens a browser.
+* `LITELLM_LOCAL_MODEL_COST_MAP=True`: else importing litellm downloads its model cost map.
+* a fresh model-info cache in HOME (`~/.aider/caches/model_prices_and_context_window.json`):
+  else Aider downloads litellm's model list from GitHub at startup (once a day). For a name
+  litellm does not know (such as `openai/sim-echo`) the cache also describes the model: else
+  Aider warns about the unknown context window and `--yes-always` opens its documentation.
+
+The binary: $MAESTRO_AIDER_BIN, else `<repo>/.cache/aider/bin/aider` (where scripts/test
+installs it, in a venv of its own), else `aider` on PATH. Without one, `aider_or_skip()` skips
+the test, or fails it when $CI is set.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from claude_code_cli import kill_process_group
+from conftest import REPO_ROOT
+from processes import kill_tree
+
+AIDER_VERSION = "0.86.2"
+AIDER_TIMEOUT = 120.0
+DUMMY_KEY = "dummy-aider-key"
+CACHED_BIN = REPO_ROOT / ".cache" / "aider" / "bin" / "aider"
+MODEL_INFO_CACHE = Path(".aider") / "caches" / "model_prices_and_context_window.json"
+# What a model name litellm does not know is described with (litellm's own fields).
+UNKNOWN_MODEL_INFO: dict[str, object] = {
+    "max_input_tokens": 128_000,
+    "max_output_tokens": 16_384,
+    "input_cost_per_token": 0.0,
+    "output_cost_per_token": 0.0,
+    "litellm_provider": "openai",
+    "mode": "chat",
+}
+
+OFFLINE_ARGS = ("--no-check-update", "--no-analytics", "--no-show-release-notes")
+# Aider in a pipe: no colours, no prompt_toolkit input (there is no terminal).
+PIPE_ARGS = ("--no-pretty", "--no-fancy-input")
+OFFLINE_ENV = {
+    "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+    "NO_COLOR": "1",
+    "GIT_TERMINAL_PROMPT": "0",
+}
+# Variables of the developer's own setup that would send Aider elsewhere or change its models.
+CLEARED_ENV_PREFIXES = (
+    "AIDER_",
+    "OPENAI_",
+    "ANTHROPIC_",
+    "LITELLM_",
+    "OPENROUTER_",
+    "GIT_",
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+)
+
+
+def aider_candidates() -> list[str]:
+    candidates = []
+    if os.environ.get("MAESTRO_AIDER_BIN"):
+        candidates.append(os.environ["MAESTRO_AIDER_BIN"])
+    candidates.append(str(CACHED_BIN))
+    return candidates
+
+
+def find_aider() -> str | None:
+    for candidate in aider_candidates():
+        if Path(candidate).is_file() and os.access(candidate, os.X_OK):
+            return candidate
+    return shutil.which("aider")
+
+
+def aider_or_skip() -> str:
+    """The Aider binary; else the test fails under $CI and is skipped otherwise."""
+    found = find_aider()
+    if found is None:
+        reason = (
+            f"Aider not found: looked in $MAESTRO_AIDER_BIN, {aider_candidates()[-1]} and PATH. "
+            f"Install it with `python3 -m venv .cache/aider && .cache/aider/bin/pip install "
+            f"aider-chat=={AIDER_VERSION}` (scripts/test does)."
+        )
+        if os.environ.get("CI"):
+            pytest.fail(reason)
+        pytest.skip(reason)
+    return found
+
+
+@dataclass
+class AiderRun:
+    command: list[str]
+    pid: int  # also the id of its process group and session
+    returncode: int
+    stdout: str
+    stderr: str
+    timed_out: bool = False
+
+    @property
+    def report(self) -> str:
+        """Everything needed to understand a failure."""
+        state = "timed out" if self.timed_out else f"exit code {self.returncode}"
+        return f"aider {state}\nstdout:\n{self.stdout}\nstderr:\n{self.stderr}"
+
+
+def prepare_home(home: Path, describe: str | None) -> None:
+    """An empty HOME with a git identity and a fresh model-info cache, which keeps Aider from
+    downloading litellm's model list; it describes the model `describe` when given."""
+    cache = home / MODEL_INFO_CACHE
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    # Aider downloads when the cache is missing, old or empty; litellm's local map (the
+    # cache's source) answers for every model the cache does not name.
+    entries = {describe or "maestro-bridge/none": UNKNOWN_MODEL_INFO}
+    cache.write_text(json.dumps(entries), encoding="utf-8")
+    write_git_identity(home)
+
+
+def write_git_identity(home: Path) -> None:
+    """A ~/.gitconfig with the name and email Aider's commits (and the tests') are made with."""
+    home.mkdir(parents=True, exist_ok=True)
+    (home / ".gitconfig").write_text(
+        "[user]\n\tname = Aider Test\n\temail = aider-test@example.invalid\n", encoding="utf-8"
+    )
+
+
+def aider_env(home: Path, extra: dict[str, str] | None = None) -> dict[str, str]:
+    """Aider's environment: ours minus any Aider/OpenAI/litellm/git settings and proxies, plus
+    the offline switches and the isolated HOME."""
+    env = {
+        name: value
+        for name, value in os.environ.items()
+        if not name.upper().startswith(CLEARED_ENV_PREFIXES)
+    }
+    env.update(OFFLINE_ENV)
+    env.update({"HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config")})
+    env.update(extra or {})
+    return env
+
+
+def aider_command(
+    aider_bin: str,
+    base_url: str,
+    model: str,
+    message: str,
+    files: tuple[str, ...] = (),
+    extra_args: tuple[str, ...] = (),
+) -> list[str]:
+    return [
+        aider_bin,
+        "--openai-api-base",
+        base_url,
+        "--openai-api-key",
+        DUMMY_KEY,
+        "--model",
+        model,
+        "--yes-always",
+        *OFFLINE_ARGS,
+        *PIPE_ARGS,
+        *extra_args,
+        "--message",
+        message,
+        *files,
+    ]
+
+
+def run_aider(
+    aider_bin: str,
+    base_url: str,
+    message: str,
+    *,
+    cwd: Path,
+    home: Path,
+    model: str,
+    known_model: bool = False,
+    files: tuple[str, ...] = (),
+    timeout: float = AIDER_TIMEOUT,
+    extra_args: tuple[str, ...] = (),
+    env: dict[str, str] | None = None,
+    wrapper: tuple[str, ...] = (),
+) -> AiderRun:
+    """`aider --message MESSAGE FILES` in `cwd` (a git repository) against `base_url` (with
+    `/v1`), asking for `model` (`openai/NAME`).
+
+    `home` becomes HOME (created and prepared when needed); `env` adds to or overrides the
+    variables of `aider_env`; `wrapper` goes before the command (such as strace). A timeout is
+    no exception: the result says `timed_out`."""
+    prepare_home(home, None if known_model else model)
+    command = [*wrapper, *aider_command(aider_bin, base_url, model, message, files, extra_args)]
+    process = subprocess.Popen(
+        command,
+        cwd=cwd,
+        env=aider_env(home, env),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # its own process group, so stragglers can be found
+    )
+    timed_out = False
+    try:
+        try:
+            stdout, stderr = process.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+            kill_tree(process.pid)
+            stdout, stderr = process.communicate()
+    finally:
+        if process.poll() is None:
+            kill_tree(process.pid)
+            process.wait()
+        kill_process_group(process.pid)
+    return AiderRun(command, process.pid, process.returncode, stdout, stderr, timed_out)
