@@ -11,7 +11,7 @@ The rules, each with its own failure message:
 * each choice gets exactly one non-null `finish_reason`, and no delta after it;
 * with `include_usage`, one last chunk with `choices: []` and the usage; the other chunks have
   no usage, and without `include_usage` none has;
-* an error body (`{"error": ...}`) ends the stream;
+* an error body (`{"error": ...}`) ends the stream (`data: [DONE]` may follow it or not);
 * on the wire, `data: [DONE]` comes last, once; from an SDK (which swallows it) never.
 
 The fold is this helper's own, independent of the bridge's: content, refusal and
@@ -180,10 +180,10 @@ class StreamRules:
 
     def finish(self) -> StreamOutcome:
         self.number += 1
+        if self.error is not None:  # [DONE] may follow or not: the SDKs raise on the error
+            return StreamOutcome(error=self.error)
         if self.wire and not self.done:
             self.fail("the stream ended without data: [DONE]")
-        if self.error is not None:
-            return StreamOutcome(error=self.error)
         if self.first is None:
             self.fail("the stream had no chunk")
         unfinished = [index for index, state in self.choices.items() if state.finish_reason is None]

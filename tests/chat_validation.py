@@ -188,12 +188,18 @@ def check_failed_stream(chunks: Iterable[Any], *, wire: bool = True) -> dict[str
 
 
 def comparable(completion: dict[str, Any]) -> dict[str, Any]:
-    """A completion without what differs between two answers to the same request: the id,
-    the time, the fingerprint and the tool calls' ids."""
+    """A completion without what differs between two answers to the same request (the id,
+    the time, the fingerprint, the tool calls' ids) or says nothing (no annotations, an empty
+    content beside tool calls: a stream's role chunk often carries `content: ""`)."""
     copied = copy.deepcopy(completion)
     for key in ("id", "created", "system_fingerprint"):
         copied.pop(key, None)
     for choice in copied["choices"]:
-        for call in choice["message"].get("tool_calls") or []:
+        message = choice["message"]
+        if not message.get("annotations"):
+            message.pop("annotations", None)
+        for call in message.get("tool_calls") or []:
             call.pop("id", None)
+        if message.get("tool_calls") and message["content"] == "":
+            message["content"] = None
     return copied

@@ -180,7 +180,8 @@ def test_done_belongs_to_the_wire_only() -> None:
 def test_a_failed_stream_gives_its_error() -> None:
     chunks = [*text_stream()[:3], ERROR, DONE]
     assert check_failed_stream(chunks) == ERROR
-    assert check_failed_stream([*chunks[:-1]], wire=False) == ERROR
+    assert check_failed_stream(chunks[:-1]) == ERROR  # no [DONE] after an error is fine
+    assert check_failed_stream(chunks[:-1], wire=False) == ERROR
     with pytest.raises(AssertionError, match="ended without an error"):
         check_failed_stream(text_stream(include_usage=False))
 
