@@ -102,9 +102,9 @@ def test_a_failure_mid_stream_is_an_error_chunk(bridge_server_factory: StartServ
     response = post(f"{server.base_url}/chat/completions", {**body, "stream": True})
     assert response.status_code == 200
     sse = parse_sse(response.text)
-    # The error chunk ends the stream: no `data: [DONE]` after it (wire=False forbids one).
+    # The error chunk ends the stream: no `data: [DONE]` after it.
     assert DONE not in sse.chunks
-    error = check_failed_stream(sse.chunks, wire=False)
+    error = check_failed_stream(sse.chunks)
     assert error["error"]["message"] == "The editor went away."
     assert sse.chunks[0]["choices"][0]["delta"]["role"] == "assistant"
     with make_client(server) as client:
