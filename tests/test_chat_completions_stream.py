@@ -12,7 +12,7 @@ import pytest
 
 from bridge.chat.chunks import DONE, KEEPALIVE, Chunk, fold_completion, is_marker
 from bridge.chat.plan import CompletionPlan
-from bridge.chat.stream import completion_chunks, first_tool_call_only
+from bridge.chat.stream import completion_chunks, finish_reason, first_tool_call_only
 from bridge.core.backend import (
     ChatMessage,
     ChatRequest,
@@ -147,6 +147,19 @@ async def test_held_text_of_a_possible_stop_sequence_goes_out_at_the_end() -> No
     backend = ScriptedBackend([[TextPart(value="ends with E")]])
     chunks = await collect(backend, plan(stream=True, stop_sequences=["END"]))
     assert content_of(chunks) == "ends with E" and finish_of(chunks) == "stop"
+
+
+def test_finish_reason_priorities() -> None:
+    assert finish_reason(stopped=True, cut=True, tool_calls=1) == "tool_calls"
+    assert finish_reason(stopped=True, cut=True, tool_calls=0) == "stop"
+    assert finish_reason(stopped=False, cut=True, tool_calls=0) == "length"
+    assert finish_reason(stopped=False, cut=False, tool_calls=0) == "stop"
+
+
+async def test_a_stop_sequence_at_the_output_limit_is_still_stop() -> None:
+    backend = ScriptedBackend([[TextPart(value="a b END")]])  # 3 tokens: the limit, reached
+    chunks = await collect(backend, plan(stream=True, stop_sequences=["END"], max_tokens=3))
+    assert content_of(chunks) == "a b " and finish_of(chunks) == "stop"
 
 
 async def test_max_tokens_cut_is_length() -> None:
