@@ -4,6 +4,8 @@ keepalives, usage, structured-output checks and failures before and after the fi
 from __future__ import annotations
 
 import asyncio
+import base64
+import json
 import logging
 from collections.abc import AsyncGenerator
 from typing import Any
@@ -61,6 +63,10 @@ class ScriptedBackend:
 
     async def count_tokens(self, model: str, text: str) -> int:
         return len(text.split())
+
+
+def usage_data(**counts: int) -> str:
+    return base64.b64encode(json.dumps(counts).encode()).decode()
 
 
 def plan(**fields: Any) -> CompletionPlan:
@@ -157,9 +163,11 @@ def test_finish_reason_priorities() -> None:
 
 
 async def test_a_stop_sequence_at_the_output_limit_is_still_stop() -> None:
-    backend = ScriptedBackend([[TextPart(value="a b END")]])  # 3 tokens: the limit, reached
+    # The editor's own count says the answer used all 3 tokens; the stop sequence came too.
+    usage = DataPart(mimeType="usage", data=usage_data(prompt_tokens=3, completion_tokens=3))
+    backend = ScriptedBackend([[usage, TextPart(value="a END")]])
     chunks = await collect(backend, plan(stream=True, stop_sequences=["END"], max_tokens=3))
-    assert content_of(chunks) == "a b " and finish_of(chunks) == "stop"
+    assert content_of(chunks) == "a " and finish_of(chunks) == "stop"
 
 
 async def test_max_tokens_cut_is_length() -> None:
