@@ -63,7 +63,11 @@ def test_the_role_chunk_goes_out_once_even_over_several_batches() -> None:
 def test_thinking_becomes_reasoning_content_deltas() -> None:
     builder = ChunkBuilder("m")
     chunks = builder.add([ThinkingPart(value="Hmm."), TextPart(value="Yes.")])
-    assert deltas(chunks)[1:] == [{"reasoning_content": "Hmm."}, {"content": "Yes."}]
+    assert deltas(chunks) == [
+        {"role": "assistant", "content": None},  # thinking first: the content may never come
+        {"reasoning_content": "Hmm."},
+        {"content": "Yes."},
+    ]
     assert builder.reasoning_text == ["Hmm."] and builder.answer_text == ["Yes."]
 
 
@@ -77,6 +81,7 @@ def test_tool_calls_are_whole_deltas_with_their_index_and_usable_ids() -> None:
             ToolCallPart(callId="bad id with spaces", name="noop", input={"x": [1, 2]}),
         ]
     )
+    assert deltas(chunks)[0] == {"role": "assistant", "content": ""}
     calls = [d["tool_calls"][0] for d in deltas(chunks) if "tool_calls" in d]
     assert [c["index"] for c in calls] == [0, 1, 2]
     assert calls[0] == {
@@ -195,6 +200,7 @@ def test_fold_of_tool_calls_only_has_null_content() -> None:
             ToolCallPart(callId="call_b", name="two", input={}),
         ]
     )
+    assert deltas(chunks)[0] == {"role": "assistant", "content": None}  # as OpenAI's
     message = fold_completion(chunks + builder.finish("tool_calls", USAGE))["choices"][0]
     assert message["finish_reason"] == "tool_calls"
     assert message["message"]["content"] is None
@@ -203,6 +209,20 @@ def test_fold_of_tool_calls_only_has_null_content() -> None:
         {"id": "call_a", "type": "function", "function": {"name": "one", "arguments": '{"a":1}'}},
         {"id": "call_b", "type": "function", "function": {"name": "two", "arguments": "{}"}},
     ]
+
+
+def test_fold_of_thinking_and_a_tool_call_has_null_content() -> None:
+    builder = ChunkBuilder("m", include_usage=True)
+    chunks = builder.add([ThinkingPart(value="Look it up."), ToolCallPart(callId="c", name="f")])
+    message = fold_completion(chunks + builder.finish("tool_calls", USAGE))["choices"][0]
+    assert message["message"]["content"] is None
+    assert message["message"]["reasoning_content"] == "Look it up."
+
+
+def test_fold_of_an_empty_answer_has_empty_content() -> None:
+    builder = ChunkBuilder("m", include_usage=True)
+    message = fold_completion(builder.finish("length", USAGE))["choices"][0]["message"]
+    assert message["content"] == "" and "tool_calls" not in message
 
 
 def test_fold_of_text_and_a_tool_call_keeps_both() -> None:

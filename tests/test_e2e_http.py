@@ -453,7 +453,7 @@ async def test_unknown_model(
     ("method", "path"),
     [
         ("GET", "/v1/nope"),
-        ("POST", "/v1/chat/completions"),
+        ("POST", "/v1/completions"),  # the legacy text completions: not served
         ("GET", "/"),
     ],
 )

@@ -91,12 +91,14 @@ class ChunkBuilder:
 
     # -- lifecycle ---------------------------------------------------------------------------
 
-    def start(self) -> list[Chunk]:
-        """The role chunk the first time, then nothing."""
+    def start(self, content: str | None = "") -> list[Chunk]:
+        """The role chunk the first time, then nothing. Its `content` is "" unless the answer
+        opens with thinking or a tool call: then null, as OpenAI's tool-call streams open, so
+        that an answer of tool calls only folds (here and in any client) to `content: null`."""
         if self.started:
             return []
         self.started = True
-        return [self._delta({"role": "assistant", "content": ""})]
+        return [self._delta({"role": "assistant", "content": content})]
 
     def finish(self, finish_reason: str, usage: UsageCounts) -> list[Chunk]:
         """The finish_reason chunk, the usage chunk when asked for, then `[DONE]`."""
@@ -123,9 +125,9 @@ class ChunkBuilder:
                 chunks += [*self.start(), self._delta({"content": part.value})]
             elif isinstance(part, ThinkingPart) and part.value:
                 self.reasoning_text.append(part.value)
-                chunks += [*self.start(), self._delta({"reasoning_content": part.value})]
+                chunks += [*self.start(None), self._delta({"reasoning_content": part.value})]
             elif isinstance(part, ToolCallPart):
-                chunks += [*self.start(), self._tool_call(part)]
+                chunks += [*self.start(None), self._tool_call(part)]
             elif isinstance(part, DataPart):
                 counts = usage_of_part(part.mimeType, part.data)
                 if counts is not None:  # else counted with the editor's tokenizer at the end
@@ -174,8 +176,8 @@ def fold_completion(chunks: list[Chunk]) -> Chunk:
 
     An error chunk raises: the non-streaming answer of a failure is an HTTP error."""
     first: Chunk | None = None
-    content: list[str] = []
-    reasoning: list[str] = []
+    content: list[str] | None = None  # None: no delta had content (a null in the answer)
+    reasoning: list[str] | None = None
     calls: list[dict[str, Any]] = []
     finish_reason: str | None = None
     usage: dict[str, Any] | None = None
@@ -195,23 +197,26 @@ def fold_completion(chunks: list[Chunk]) -> Chunk:
             usage = chunk["usage"]
         for choice in chunk["choices"]:
             delta = choice["delta"]
-            content.append(delta.get("content") or "")
-            reasoning.append(delta.get("reasoning_content") or "")
+            if delta.get("content") is not None:
+                content = content if content is not None else []
+                content.append(delta["content"])
+            if delta.get("reasoning_content") is not None:
+                reasoning = reasoning if reasoning is not None else []
+                reasoning.append(delta["reasoning_content"])
             for call in delta.get("tool_calls") or []:
                 _add_tool_call(calls, call)
             finish_reason = choice.get("finish_reason") or finish_reason
     if first is None or finish_reason is None:
         raise ApiError(502, "The editor ended the answer without a result.", type="server_error")
-    text = "".join(content)
     message: dict[str, Any] = {
         "role": "assistant",
-        "content": None if calls and not text else text,
+        "content": None if content is None else "".join(content),
         "refusal": None,
         "annotations": [],
     }
     if calls:
         message["tool_calls"] = calls
-    if any(reasoning):
+    if reasoning is not None:
         message["reasoning_content"] = "".join(reasoning)
     completion: Chunk = {
         "id": first["id"],
