@@ -4,6 +4,8 @@ keepalives, usage, structured-output checks and failures before and after the fi
 from __future__ import annotations
 
 import asyncio
+import base64
+import json
 import logging
 from collections.abc import AsyncGenerator
 from typing import Any
@@ -12,7 +14,7 @@ import pytest
 
 from bridge.chat.chunks import DONE, KEEPALIVE, Chunk, fold_completion, is_marker
 from bridge.chat.plan import CompletionPlan
-from bridge.chat.stream import completion_chunks, first_tool_call_only
+from bridge.chat.stream import completion_chunks, finish_reason, first_tool_call_only
 from bridge.core.backend import (
     ChatMessage,
     ChatRequest,
@@ -61,6 +63,10 @@ class ScriptedBackend:
 
     async def count_tokens(self, model: str, text: str) -> int:
         return len(text.split())
+
+
+def usage_data(**counts: int) -> str:
+    return base64.b64encode(json.dumps(counts).encode()).decode()
 
 
 def plan(**fields: Any) -> CompletionPlan:
@@ -147,6 +153,21 @@ async def test_held_text_of_a_possible_stop_sequence_goes_out_at_the_end() -> No
     backend = ScriptedBackend([[TextPart(value="ends with E")]])
     chunks = await collect(backend, plan(stream=True, stop_sequences=["END"]))
     assert content_of(chunks) == "ends with E" and finish_of(chunks) == "stop"
+
+
+def test_finish_reason_priorities() -> None:
+    assert finish_reason(stopped=True, cut=True, tool_calls=1) == "tool_calls"
+    assert finish_reason(stopped=True, cut=True, tool_calls=0) == "stop"
+    assert finish_reason(stopped=False, cut=True, tool_calls=0) == "length"
+    assert finish_reason(stopped=False, cut=False, tool_calls=0) == "stop"
+
+
+async def test_a_stop_sequence_at_the_output_limit_is_still_stop() -> None:
+    # The editor's own count says the answer used all 3 tokens; the stop sequence came too.
+    usage = DataPart(mimeType="usage", data=usage_data(prompt_tokens=3, completion_tokens=3))
+    backend = ScriptedBackend([[usage, TextPart(value="a END")]])
+    chunks = await collect(backend, plan(stream=True, stop_sequences=["END"], max_tokens=3))
+    assert content_of(chunks) == "a " and finish_of(chunks) == "stop"
 
 
 async def test_max_tokens_cut_is_length() -> None:

@@ -102,9 +102,9 @@ def test_a_failure_mid_stream_is_an_error_chunk(bridge_server_factory: StartServ
     response = post(f"{server.base_url}/chat/completions", {**body, "stream": True})
     assert response.status_code == 200
     sse = parse_sse(response.text)
-    # The error chunk ends the stream: no `data: [DONE]` after it (wire=False forbids one).
+    # The error chunk ends the stream: no `data: [DONE]` after it.
     assert DONE not in sse.chunks
-    error = check_failed_stream(sse.chunks, wire=False)
+    error = check_failed_stream(sse.chunks)
     assert error["error"]["message"] == "The editor went away."
     assert sse.chunks[0]["choices"][0]["delta"]["role"] == "assistant"
     with make_client(server) as client:
@@ -114,3 +114,28 @@ def test_a_failure_mid_stream_is_an_error_chunk(bridge_server_factory: StartServ
             client.chat.completions.create(**body)
     assert raised.value.status_code == 502
     assert error_body(raised.value)["error"]["code"] == "editor_error"
+
+
+def test_no_free_model_slot_is_a_429_with_retry_after(bridge_server_factory: StartServer) -> None:
+    script = {
+        "rules": [
+            {
+                "match": "slow",
+                "reply": [{"type": "pause", "seconds": 3}, {"type": "text", "text": "Late."}],
+            }
+        ]
+    }
+    server = bridge_server_factory(
+        "--max-concurrent", "1", "--keepalive-seconds", "0.2", script=script
+    )
+    slow: list[Any] = [{"role": "user", "content": "slow"}]
+    with make_client(server) as client:
+        # Returns at the first keepalive: the stream holds the only slot until it is closed.
+        holding = client.chat.completions.create(model="sim-echo", messages=slow, stream=True)
+        try:
+            with pytest.raises(openai.RateLimitError) as raised:
+                client.chat.completions.create(model="sim-echo", messages=HELLO)
+            assert raised.value.response.headers["retry-after"]
+            assert error_body(raised.value)["error"]["code"] == "too_many_concurrent_requests"
+        finally:
+            holding.close()

@@ -173,6 +173,28 @@ def test_keepalive_comments_reach_no_sdk_chunk(
     server.assert_alive()
 
 
+def test_token_limit_and_stop_sequences(
+    node_env: dict[str, str], bridge_server: BridgeServer
+) -> None:
+    result = run_client(node_env, "limits", bridge_server)
+    short, short_stream, stopped, stopped_stream = checked_wire(result)
+    assert result["short"] == short and result["stopped"] == stopped
+    # max_completion_tokens and max_tokens: the answer is cut, finish_reason "length".
+    for answer in (short, short_stream):
+        assert answer["choices"][0]["finish_reason"] == "length", answer
+        assert 0 < answer["usage"]["completion_tokens"] <= 3
+        assert "You said: Tell me about the lighthouse keeper.".startswith(
+            message_of(answer)["content"]
+        )
+    # `stop` (a list, a string): cut before the sequence, finish_reason "stop".
+    for answer in (stopped, stopped_stream):
+        assert message_of(answer)["content"] == "You said: Tell me about the "
+        assert answer["choices"][0]["finish_reason"] == "stop"
+    sdk_chunks_match_the_wire(result["short_chunks"], result["wire"][1])
+    sdk_chunks_match_the_wire(result["stopped_chunks"], result["wire"][3])
+    bridge_server.assert_alive()
+
+
 # --------------------------------------------------------------------------- tools
 
 

@@ -63,7 +63,6 @@ class ChunkBuilder:
         self.model = model
         self.include_usage = include_usage
         self.started = False  # the role chunk went out
-        self.finished = False
         self._used_ids: set[str] = set()
         self.usage: UsageCounts | None = None  # from the editor's usage part, when it sends one
         self.output_text: list[str] = []  # text and tool calls, for token estimates
@@ -106,12 +105,10 @@ class ChunkBuilder:
         chunks.append(self._delta({}, finish_reason))
         if self.include_usage:
             chunks.append(dict(self._chunk([]), usage=usage_fields(usage)))
-        self.finished = True
         return [*chunks, DONE]
 
     def fail(self, error: ApiError) -> list[Chunk]:
         """One chunk in OpenAI's error envelope: the openai SDKs raise on it; the stream ends."""
-        self.finished = True
         return [error.body()]
 
     # -- parts -------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 """What a Chat Completions request becomes before the editor is asked: the plan both sides share.
 
-The request side (wire models and conversion) builds it; the answer side (chunks, stream,
-routes) reads it.
+The request side (wire models and conversion) builds it with `parse_completion_request` and
+`plan_completion`; the answer side (chunks, stream, routes) reads it.
 """
 
 from __future__ import annotations

@@ -23,11 +23,14 @@ from bridge.core.stop_sequences import StopSequenceCutter
 from bridge.core.structured_output import DEFAULT_CHECK_SECONDS, check_answer
 
 
-def finish_reason(cut: bool, tool_calls: int) -> str:
+def finish_reason(stopped: bool, cut: bool, tool_calls: int) -> str:
     """Tool calls first: the editor gives them whole, so the client can run them even when the
-    answer was cut after them. A stop sequence ends the answer as `stop`, as OpenAI's does."""
+    answer was cut after them. A stop sequence found is `stop` (as OpenAI's), even when the
+    text before it happened to reach max_tokens."""
     if tool_calls:
         return "tool_calls"
+    if stopped:
+        return "stop"
     return "length" if cut else "stop"
 
 
@@ -97,7 +100,8 @@ async def _chunk_batches(
         "".join(builder.output_text),
         "".join(builder.reasoning_text),
     )
-    reason = finish_reason(answer.cut(usage.output_tokens), builder.tool_calls)
+    stopped = cutter.matched is not None
+    reason = finish_reason(stopped, answer.cut(usage.output_tokens), builder.tool_calls)
     answer_text = "".join(builder.answer_text)
     if plan.output_format is not None and answer_text and reason == "stop":
         await check_answer(plan.output_format, answer_text, check_seconds)  # never raises

@@ -173,6 +173,19 @@ async function parseScenario(client, model) {
   };
 }
 
+// The token limit (both spellings) and stop sequences, each as JSON and as a stream.
+async function limitsScenario(client, model) {
+  const messages = [{ role: "user", content: "Tell me about the lighthouse keeper." }];
+  const stream = async (params) =>
+    collect(await client.chat.completions.create({ model, messages, stream: true, ...params }));
+  return {
+    short: await client.chat.completions.create({ model, messages, max_completion_tokens: 3 }),
+    short_chunks: await stream({ max_tokens: 3, ...WITH_USAGE }),
+    stopped: await client.chat.completions.create({ model, messages, stop: ["lighthouse"] }),
+    stopped_chunks: await stream({ stop: "lighthouse" }),
+  };
+}
+
 function described(error) {
   return {
     name: error?.constructor?.name,
@@ -229,6 +242,7 @@ async function main() {
     basics: basicsScenario,
     tools: toolsScenario,
     parse: parseScenario,
+    limits: limitsScenario,
     errors: errorsScenario,
   };
   if (!scenarios[scenario]) throw new Error(`unknown scenario ${scenario}`);
