@@ -66,16 +66,16 @@ def run_edit(
     model: AiderModel,
     root: Path,
     rules: list[dict[str, Any]] | None = None,
-    api_key: str | None = None,
+    serve_args: tuple[str, ...] = (),
+    api_key: str = DUMMY_KEY,
 ) -> tuple[AiderRun, Path, Path]:
-    """Aider fixing the typo against a bridge answering by `rules` (default: edit_rules),
-    which wants `api_key` when given; the file must be fixed on disk."""
+    """Aider (with `api_key`) fixing the typo against `serve SERVE_ARGS` answering by `rules`
+    (default: edit_rules); the file must be fixed on disk."""
     aider = aider_or_skip()
     workdir, home = root / "work", root / "home"
     target = make_repository(workdir, home)
     script = {"rules": rules if rules is not None else edit_rules(model)}
-    key_args = ("--api-key", api_key) if api_key is not None else ()
-    server = start("--default-model", "sim-echo", *key_args, script=script)
+    server = start("--default-model", "sim-echo", *serve_args, script=script)
     run = run_aider(
         aider,
         server.base_url,
@@ -86,7 +86,7 @@ def run_edit(
         known_model=model.known,
         files=(FILE_NAME,),
         timeout=90,
-        api_key=api_key or DUMMY_KEY,
+        api_key=api_key,
     )
     assert target.read_text(encoding="utf-8") == AFTER, run.report
     return run, workdir, home
@@ -110,7 +110,28 @@ def test_aider_edits_the_file_and_commits_it(
 def test_aider_sends_its_key_to_a_bridge_that_wants_one(
     bridge_server_factory: StartServer, tmp_path: Path
 ) -> None:
-    run, workdir, home = run_edit(bridge_server_factory, SIM_ECHO, tmp_path, api_key=BRIDGE_KEY)
+    key = ("--api-key", BRIDGE_KEY)
+    run, workdir, home = run_edit(
+        bridge_server_factory, SIM_ECHO, tmp_path, serve_args=key, api_key=BRIDGE_KEY
+    )
+    assert run.returncode == 0, run.report
+    assert commit_subjects(workdir, home)[0] == COMMIT_MESSAGE, run.report
+
+
+def test_a_slow_model_with_keepalive_comments_still_edits_the_file(
+    bridge_server_factory: StartServer, tmp_path: Path
+) -> None:
+    """Silent for 3 s before its answer, with a `: keepalive` line every 0.5 s meanwhile."""
+    slow = {
+        "match": DIFF_RULES_MARKER,
+        "times": 1,
+        "reply": [{"type": "pause", "seconds": 3}, {"type": "text", "text": GPT_41.edit}],
+    }
+    rules = [text_rule(DIFF_MARKER, COMMIT_MESSAGE), slow]
+    keepalive = ("--keepalive-seconds", "0.5")
+    run, workdir, home = run_edit(
+        bridge_server_factory, GPT_41, tmp_path, rules, serve_args=keepalive
+    )
     assert run.returncode == 0, run.report
     assert commit_subjects(workdir, home)[0] == COMMIT_MESSAGE, run.report
 
