@@ -300,6 +300,11 @@ Claude Code (or `maestro-bridge configure claude-code`):
         "$" + key_env if api_key else "unused"
     } ANTHROPIC_MODEL={model} claude
 
+Aider (and other Chat Completions clients: base URL {url}):
+  aider --openai-api-base {url} --openai-api-key {
+        "$" + key_env if api_key else "unused"
+    } --model openai/{model}
+
 curl:
   curl -sN {url}/responses -H 'Content-Type: application/json' {auth}\\
     -d '{{"model": "{model}", "input": "Hello!", "stream": true}}'
