@@ -7,11 +7,14 @@ import logging
 from typing import Any
 
 import pytest
+from counting_backend import CountingBackend
 from fixture_files import claude_code_captures
 
 from bridge.anthropic.plan import JUSTIFICATION, MessagesPlan, parse_messages_request, plan_messages
+from bridge.anthropic.prepare import prepare_messages
 from bridge.core.backend import ChatTool, ModelInfo, TextPart
 from bridge.core.errors import ApiError
+from bridge.core.models import ModelNames
 
 MODEL = ModelInfo(id="sim-echo", maxInputTokens=100_000)
 BASH: dict[str, Any] = {
@@ -328,3 +331,24 @@ def test_there_are_captures_with_a_tool_turn() -> None:
         if isinstance(message["content"], list)
         for block in message["content"]
     )
+
+
+# prepare: its 400s name the Messages fields (the core's checks are shared with Responses)
+
+
+async def test_prepare_an_invalid_schema_names_the_messages_field() -> None:
+    fmt = {"type": "json_schema", "schema": {"type": 12}}
+    with pytest.raises(ApiError) as caught:
+        await prepare_messages(
+            CountingBackend(), body(model="sim-echo", output_config={"format": fmt}), ModelNames()
+        )
+    assert caught.value.status == 400
+    assert caught.value.param == "output_config.format.schema"
+    assert "`output_config.format.schema` is not a valid JSON Schema" in caught.value.message
+
+
+async def test_prepare_too_long_an_input_names_messages() -> None:
+    raw = body(model="sim-echo", messages=[{"role": "user", "content": "word " * 50}])
+    with pytest.raises(ApiError) as caught:
+        await prepare_messages(CountingBackend(max_input_tokens=10), raw, ModelNames())
+    assert caught.value.code == "context_length_exceeded" and caught.value.param == "messages"

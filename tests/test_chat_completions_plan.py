@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import AsyncGenerator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from counting_backend import CountingBackend
 from fixture_files import FIXTURES
 
 from bridge.chat.convert import LABELS
@@ -20,7 +20,7 @@ from bridge.chat.plan import (
 )
 from bridge.chat.prepare import prepare_completion
 from bridge.chat.stop import MAX_STOP_CHARS, MAX_STOP_SEQUENCES
-from bridge.core.backend import ChatRequest, ChatTool, ModelInfo, ResponsePart, TextPart
+from bridge.core.backend import ChatTool, ModelInfo, TextPart
 from bridge.core.errors import ApiError
 from bridge.core.models import ModelNames
 from bridge.core.structured_output import OutputFormat
@@ -408,23 +408,6 @@ def test_a_bad_response_format_names_its_param(fmt: Any, param: str) -> None:
 
 
 # prepare: the model, the schema check and the context check
-
-
-class CountingBackend:
-    """Models to resolve and a token counter; asking it for an answer is a test failure."""
-
-    def __init__(self, max_input_tokens: int = 1000) -> None:
-        self.model = ModelInfo(id="sim-echo", maxInputTokens=max_input_tokens)
-
-    async def list_models(self) -> list[ModelInfo]:
-        return [self.model]
-
-    async def chat(self, request: ChatRequest) -> AsyncGenerator[list[ResponsePart], None]:
-        raise AssertionError("prepare must not ask the model")
-        yield []
-
-    async def count_tokens(self, model: str, text: str) -> int:
-        return len(text.split())
 
 
 async def test_prepare_resolves_the_model_and_counts_the_input() -> None:

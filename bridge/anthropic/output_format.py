@@ -42,4 +42,6 @@ def requested_format(request: MessagesRequest) -> OutputFormat | None:
             code="missing_required_parameter",
         )
     # Anthropic's outputs always follow the schema: ask providers for the strict kind.
-    return OutputFormat("json_schema", name="response", schema=schema, strict=True)
+    return OutputFormat(
+        "json_schema", name="response", schema=schema, strict=True, param=f"{param}.schema"
+    )

@@ -28,5 +28,5 @@ async def prepare_messages(
     `check_seconds` bounds validating a structured-output schema (and later the answer)."""
     plan, model = await plan_body(backend, body, names)
     plan.output_format = await checked_format(plan.output_format, check_seconds)
-    plan.input_tokens = await check_context_length(backend, plan.chat, model)
+    plan.input_tokens = await check_context_length(backend, plan.chat, model, "messages")
     return plan

@@ -5,24 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from bridge.chat.plan import CompletionPlan, parse_completion_request, plan_completion
-from bridge.chat.response_format import SCHEMA_PARAM
 from bridge.core.backend import Backend, ModelInfo
-from bridge.core.errors import ApiError
 from bridge.core.models import ModelNames, resolve_model
 from bridge.core.structured_output import DEFAULT_CHECK_SECONDS, checked_format
 from bridge.core.token_limits import check_context_length
-
-# The core's checks name the Responses fields; a Chat Completions client sent these ones.
-CHAT_PARAMS = {"text.format.schema": SCHEMA_PARAM, "input": "messages"}
-
-
-def chat_param(error: ApiError) -> ApiError:
-    """`error` naming the Chat Completions field instead of the Responses one."""
-    renamed = CHAT_PARAMS.get(error.param or "")
-    if renamed is not None:
-        error.message = error.message.replace(f"`{error.param}`", f"`{renamed}`")
-        error.param = renamed
-    return error
 
 
 async def plan_body(
@@ -41,9 +27,6 @@ async def prepare_completion(
 
     `check_seconds` bounds validating a structured-output schema (and later the answer)."""
     plan, model = await plan_body(backend, body, names)
-    try:
-        plan.output_format = await checked_format(plan.output_format, check_seconds)
-        plan.input_tokens = await check_context_length(backend, plan.chat, model)
-    except ApiError as exc:
-        raise chat_param(exc) from None
+    plan.output_format = await checked_format(plan.output_format, check_seconds)
+    plan.input_tokens = await check_context_length(backend, plan.chat, model, "messages")
     return plan

@@ -54,4 +54,5 @@ def requested_format(fmt: dict[str, Any] | None) -> OutputFormat | None:
         name=name if isinstance(name, str) and name else "response",
         schema=schema,
         strict=spec.get("strict") is True,
+        param=SCHEMA_PARAM,
     )

@@ -52,6 +52,8 @@ class OutputFormat:
     name: str = "response"
     schema: dict[str, Any] | None = None
     strict: bool = False
+    # Where the client put the schema: a 400 about it names this field.
+    param: str = field(default="text.format.schema", compare=False)
     checker: SafeSchema | None = field(default=None, compare=False, repr=False)
 
     def model_option(self) -> dict[str, Any]:
@@ -117,17 +119,17 @@ async def checked_format(
     if fmt is None or fmt.schema is None:
         return fmt
     try:
-        checker = await _off_the_loop(_checker, fmt.schema, seconds)
+        checker = await _off_the_loop(
+            functools.partial(_checker, param=fmt.param), fmt.schema, seconds
+        )
     except Unchecked as exc:
         log.warning("Structured output %r: the schema was not validated (%s)", fmt.name, exc)
         return fmt
     return dataclasses.replace(fmt, checker=checker)
 
 
-def _unusable_schema(reason: str) -> ApiError:
-    return invalid_request(
-        f"`text.format.schema` {reason}.", param="text.format.schema", code="invalid_value"
-    )
+def _unusable_schema(reason: str, param: str) -> ApiError:
+    return invalid_request(f"`{param}` {reason}.", param=param, code="invalid_value")
 
 
 @functools.cache
@@ -136,7 +138,7 @@ def _metaschema(cls: type[Validator]) -> SafeSchema:
     return SafeSchema(cls.META_SCHEMA, format_checker=cls.FORMAT_CHECKER)
 
 
-def _checker(schema: dict[str, Any], deadline: float) -> SafeSchema:
+def _checker(schema: dict[str, Any], deadline: float, param: str) -> SafeSchema:
     """The schema's bounded checker (blocking); 400 for a schema that is never checkable or
     invalid; Unchecked when validating it ran out of time."""
     try:
@@ -144,23 +146,24 @@ def _checker(schema: dict[str, Any], deadline: float) -> SafeSchema:
         metaschema = _metaschema(validator_for(schema))
     except Exception:  # jsonschema reads `$schema` and `$id` before any check: not strings
         raise _unusable_schema(
-            "is not a valid JSON Schema: `$schema` or `$id` is unusable"
+            "is not a valid JSON Schema: `$schema` or `$id` is unusable", param
         ) from None
     # First the probe: bounded by steps, its verdict does not depend on the machine's load.
     never = _never_checkable(checker, deadline)
     if never is not None:
         raise _unusable_schema(
             f"cannot be checked: {never} (a `$ref` loop that never reaches into the value, or "
-            "a `$ref` chain too long)"
+            "a `$ref` chain too long)",
+            param,
         )
     try:
         error = metaschema.first_error(schema, deadline)
     except Unchecked as exc:
         if exc.too_deep:
-            raise _unusable_schema("is nested too deeply to be checked") from None
+            raise _unusable_schema("is nested too deeply to be checked", param) from None
         raise
     if error is not None:
-        raise _unusable_schema(f"is not a valid JSON Schema: {error.message}")
+        raise _unusable_schema(f"is not a valid JSON Schema: {error.message}", param)
     return checker
 
 

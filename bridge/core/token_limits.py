@@ -71,8 +71,11 @@ def _bytes(text: str) -> int:
     return len(text.encode("utf-8"))
 
 
-async def check_context_length(backend: Backend, chat: ChatRequest, model: ModelInfo) -> int | None:
-    """400 `context_length_exceeded` when the input cannot fit; the count, when one was made."""
+async def check_context_length(
+    backend: Backend, chat: ChatRequest, model: ModelInfo, param: str = "input"
+) -> int | None:
+    """400 `context_length_exceeded` (naming `param`, the dialect's input field) when the
+    input cannot fit; the count, when one was made."""
     window = model.maxInputTokens
     text = input_text(chat)
     images = messages_image_tokens(chat.messages)
@@ -89,7 +92,7 @@ async def check_context_length(backend: Backend, chat: ChatRequest, model: Model
             f"The input is {tokens} tokens, more than the {window} tokens the model "
             f"{model.id!r} can read (its context window). Shorten the conversation or its "
             "tool outputs and try again.",
-            param="input",
+            param=param,
             code="context_length_exceeded",
         )
     return tokens
