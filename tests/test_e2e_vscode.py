@@ -6,9 +6,8 @@ started, and the extension answers with vscode.lm, where a second test extension
     openai SDK -> bridge (HTTP) -> lsp (stdio) -> extension -> vscode.lm -> scripted provider
 
 The scripted provider is the test double here (a real Copilot cannot run in CI); everything
-between the SDK and vscode.lm is the real thing. See vscode_host.py for the harness. One test
-puts the real Claude Code CLI (tests/claude_code_cli.py) in the SDK's place, over the Anthropic
-Messages dialect; it fails under $CI and is skipped elsewhere without the CLI, as this harness is.
+between the SDK and vscode.lm is the real thing. See vscode_host.py for the harness; the other
+dialects through the same host: tests/test_e2e_vscode_dialects.py.
 
 One VS Code runs for the whole module. The tests from `test_restart_command...` on change its
 state (restart, settings, a private install) and move the bridge to a new port; each of them
@@ -27,7 +26,6 @@ from typing import Any
 
 import openai
 import pytest
-from claude_code_cli import claude_or_skip, run_claude
 from conftest import is_running
 from openai import OpenAI
 from openai.types.responses import FunctionToolParam, ResponseInputParam
@@ -39,7 +37,9 @@ from vscode_host import (
     close_window,
     find_tools,
     free_port,
+    last_requests,
     open_window,
+    running_host,
     start_host,
     stop_host,
 )
@@ -63,13 +63,8 @@ WEATHER_TOOL: FunctionToolParam = {
 
 @pytest.fixture(scope="module")
 def vscode(tmp_path_factory: pytest.TempPathFactory) -> Iterator[VSCodeHost]:
-    tools = find_tools()
-    host = start_host(tools, tmp_path_factory.mktemp("vscode"))
-    try:
+    with running_host(tmp_path_factory.mktemp("vscode")) as host:
         yield host
-    finally:
-        left = stop_host(host)
-    assert not left, f"language servers outlived VS Code: {left}\n{host.diagnostics()}"
 
 
 @pytest.fixture
@@ -94,13 +89,6 @@ def ready_states(vscode: VSCodeHost, seen: int) -> list[dict[str, Any]]:
 
 def last_request(vscode: VSCodeHost) -> dict[str, Any]:
     return last_requests(vscode, 1)[0]
-
-
-def last_requests(vscode: VSCodeHost, count: int) -> list[dict[str, Any]]:
-    """The last `count` requests the scripted provider got, oldest first."""
-    requests = vscode.records("request")
-    assert len(requests) >= count, vscode.diagnostics()
-    return requests[-count:]
 
 
 def test_the_extension_started_the_bridge(vscode: VSCodeHost) -> None:
@@ -205,37 +193,6 @@ def test_function_tool_round_trip(client: OpenAI, vscode: VSCodeHost) -> None:
             ],
         },
     ]
-
-
-def test_claude_code_tool_loop(vscode: VSCodeHost, tmp_path: Path) -> None:
-    """The real Claude Code CLI against the extension's bridge (Anthropic Messages): the
-    scripted provider calls Claude Code's own Bash tool, the CLI runs it, and the provider's
-    answer to the tool result is the run's final text."""
-    claude = claude_or_skip()
-    workdir = tmp_path / "work"
-    workdir.mkdir()
-    command = {"command": "echo hi > out.txt && cat out.txt", "description": "Write out.txt"}
-    run = run_claude(
-        claude,
-        vscode.base_url.removesuffix("/v1"),  # Claude Code adds /v1 itself
-        f"Run this: [call Bash {json.dumps(command)}]",
-        cwd=workdir,
-        home=tmp_path / "home",
-        model=MODEL,
-        timeout=120,
-    )
-    assert run.returncode == 0, f"{run.report}\n{vscode.diagnostics()}"
-    assert (workdir / "out.txt").read_text(encoding="utf-8") == "hi\n", run.report
-    assert run.stdout.strip() == "Bash returned: hi", run.report
-    # Two model turns went through vscode.lm: the call, then the answer to its result.
-    first, second = last_requests(vscode, 2)
-    assert first["model"] == MODEL
-    assert "Bash" in {tool["name"] for tool in first["tools"]}
-    [call] = [p for p in second["messages"][-2]["content"] if p["type"] == "toolCall"]
-    assert (call["name"], call["input"]) == ("Bash", command)
-    results = [p for p in second["messages"][-1]["content"] if p["type"] == "toolResult"]
-    assert [r["callId"] for r in results] == [call["callId"]], second["messages"][-1]
-    assert results[0]["content"] == [{"type": "text", "value": "hi"}]
 
 
 def test_thinking_parts_become_reasoning(client: OpenAI) -> None:

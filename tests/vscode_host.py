@@ -12,6 +12,7 @@ from `scripts/test`. What is missing makes the test fail when $CI is set and ski
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -21,7 +22,7 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -436,3 +437,21 @@ def stop_host(host: VSCodeHost) -> list[int]:
     for pid in left:
         os.kill(pid, signal.SIGKILL)
     return left
+
+
+@contextlib.contextmanager
+def running_host(workdir: Path) -> Iterator[VSCodeHost]:
+    """A VS Code host for a test module; afterwards, no language server of it may be left."""
+    host = start_host(find_tools(), workdir)
+    try:
+        yield host
+    finally:
+        left = stop_host(host)
+    assert not left, f"language servers outlived VS Code: {left}\n{host.diagnostics()}"
+
+
+def last_requests(host: VSCodeHost, count: int) -> list[dict[str, Any]]:
+    """The last `count` requests the scripted provider got, oldest first."""
+    requests = host.records("request")
+    assert len(requests) >= count, host.diagnostics()
+    return requests[-count:]
