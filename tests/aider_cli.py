@@ -29,15 +29,10 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import subprocess
-from dataclasses import dataclass
 from pathlib import Path
 
-import pytest
-from claude_code_cli import kill_process_group
+from cli_runs import CliRun, binary_or_skip, find_binary, run_cli
 from conftest import REPO_ROOT
-from processes import kill_tree
 
 AIDER_VERSION = "0.86.2"
 AIDER_TIMEOUT = 120.0
@@ -84,41 +79,22 @@ def aider_candidates() -> list[str]:
 
 
 def find_aider() -> str | None:
-    for candidate in aider_candidates():
-        if Path(candidate).is_file() and os.access(candidate, os.X_OK):
-            return candidate
-    return shutil.which("aider")
+    return find_binary(aider_candidates(), "aider")
 
 
 def aider_or_skip() -> str:
     """The Aider binary; else the test fails under $CI and is skipped otherwise."""
     found = find_aider()
-    if found is None:
-        reason = (
-            f"Aider not found: looked in $MAESTRO_AIDER_BIN, {aider_candidates()[-1]} and PATH. "
-            f"Install it with `python3 -m venv .cache/aider && .cache/aider/bin/pip install "
-            f"aider-chat=={AIDER_VERSION}` (scripts/test does)."
-        )
-        if os.environ.get("CI"):
-            pytest.fail(reason)
-        pytest.skip(reason)
-    return found
+    reason = (
+        f"Aider not found: looked in $MAESTRO_AIDER_BIN, {aider_candidates()[-1]} and PATH. "
+        f"Install it with `python3 -m venv .cache/aider && .cache/aider/bin/pip install "
+        f"aider-chat=={AIDER_VERSION}` (scripts/test does)."
+    )
+    return binary_or_skip(found, reason)
 
 
-@dataclass
-class AiderRun:
-    command: list[str]
-    pid: int  # also the id of its process group and session
-    returncode: int
-    stdout: str
-    stderr: str
-    timed_out: bool = False
-
-    @property
-    def report(self) -> str:
-        """Everything needed to understand a failure."""
-        state = "timed out" if self.timed_out else f"exit code {self.returncode}"
-        return f"aider {state}\nstdout:\n{self.stdout}\nstderr:\n{self.stderr}"
+class AiderRun(CliRun):
+    """One `aider --message` run, ended."""
 
 
 def prepare_home(home: Path, describe: str | None) -> None:
@@ -207,27 +183,4 @@ def run_aider(
     prepare_home(home, None if known_model else model)
     aider = aider_command(aider_bin, base_url, model, message, files, extra_args, api_key)
     command = [*wrapper, *aider]
-    process = subprocess.Popen(
-        command,
-        cwd=cwd,
-        env=aider_env(home, env),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,  # its own process group, so stragglers can be found
-    )
-    timed_out = False
-    try:
-        try:
-            stdout, stderr = process.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            timed_out = True
-            kill_tree(process.pid)
-            stdout, stderr = process.communicate()
-    finally:
-        if process.poll() is None:
-            kill_tree(process.pid)
-            process.wait()
-        kill_process_group(process.pid)
-    return AiderRun(command, process.pid, process.returncode, stdout, stderr, timed_out)
+    return AiderRun(command, *run_cli(command, cwd, aider_env(home, env), timeout))

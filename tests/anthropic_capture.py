@@ -18,7 +18,6 @@ kept) and the JSON body. It answers like the API, with as little as a client acc
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 import threading
@@ -37,6 +36,7 @@ from anthropic_replies import (
     tool_use_answer,
     with_thinking,
 )
+from thread_server import serving
 
 COMMAND = "echo hi > out.txt"
 DONE = "done"
@@ -48,7 +48,6 @@ LISTED_MODELS = (
     ("claude-sonnet-4-6", "Claude Sonnet 4.6"),
     ("claude-haiku-4-5-20251001", "Claude Haiku 4.5"),
 )
-STARTUP_TIMEOUT = 10.0
 
 
 @dataclass
@@ -183,38 +182,6 @@ def _error(status: int, error_type: str, message: str) -> web.Response:
 def capture_server(**settings: Any) -> Iterator[CaptureServer]:
     """A running CaptureServer(**settings); stopped when the block ends, however it ends."""
     server = CaptureServer(**settings)
-    loop = asyncio.new_event_loop()
-    runner = web.AppRunner(server.app())
-    ready = threading.Event()
-    failure: list[BaseException] = []
-
-    async def start() -> None:
-        await runner.setup()
-        site = web.TCPSite(runner, "127.0.0.1", 0)
-        await site.start()
-        host, port = runner.addresses[0][:2]
-        server.base_url = f"http://{host}:{port}"
-
-    def serve() -> None:
-        asyncio.set_event_loop(loop)
-        try:
-            loop.run_until_complete(start())
-        except BaseException as exc:  # reported to the caller below
-            failure.append(exc)
-            ready.set()
-            return
-        ready.set()
-        loop.run_forever()
-        loop.run_until_complete(runner.cleanup())
-        loop.close()
-
-    thread = threading.Thread(target=serve, name="anthropic-capture", daemon=True)
-    thread.start()
-    if not ready.wait(STARTUP_TIMEOUT) or failure:
-        loop.call_soon_threadsafe(loop.stop)
-        raise RuntimeError(f"the capture server did not start: {failure}")
-    try:
+    with serving(server.app(), "anthropic-capture") as url:
+        server.base_url = url
         yield server
-    finally:
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join(STARTUP_TIMEOUT)

@@ -3,10 +3,6 @@ and the SDK client."""
 
 from __future__ import annotations
 
-import json
-import urllib.error
-import urllib.request
-from dataclasses import dataclass
 from typing import Any
 
 import anthropic
@@ -14,40 +10,6 @@ from anthropic import Anthropic
 from anthropic.types import Message
 from anthropic_validation import validate_error
 from conftest import BridgeServer
-
-
-@dataclass
-class Reply:
-    status_code: int
-    headers: dict[str, str]
-    text: str
-
-    def json(self) -> Any:
-        return json.loads(self.text)
-
-
-def post(
-    url: str, body: Any = None, raw: bytes | None = None, headers: dict[str, str] | None = None
-) -> Reply:
-    """A plain HTTP POST (no SDK in between): what the bridge put on the wire."""
-    data = raw if raw is not None else json.dumps(body).encode()
-    request = urllib.request.Request(
-        url,
-        data=data,
-        headers={"content-type": "application/json", **(headers or {})},
-        method="POST",
-    )
-    try:
-        with urllib.request.urlopen(request, timeout=30) as response:
-            return Reply(
-                response.status,
-                {k.lower(): v for k, v in response.headers.items()},
-                response.read().decode(),
-            )
-    except urllib.error.HTTPError as error:
-        return Reply(
-            error.code, {k.lower(): v for k, v in error.headers.items()}, error.read().decode()
-        )
 
 
 def make_client(server: BridgeServer, api_key: str = "unused") -> Anthropic:

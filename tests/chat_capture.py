@@ -17,7 +17,6 @@ body. It answers with as little as a client accepts:
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 import re
@@ -27,12 +26,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from aiohttp import web
+from thread_server import serving
 
 SECRET_HEADERS = frozenset({"authorization", "api-key", "proxy-authorization", "cookie"})
 REDACTED = "<redacted>"
 COMPLETION_ID = "chatcmpl-capture"
 CREATED = 1_770_000_000
-STARTUP_TIMEOUT = 10.0
 
 
 @dataclass
@@ -172,38 +171,6 @@ def _error(status: int, message: str) -> web.Response:
 def chat_capture_server(**settings: Any) -> Iterator[ChatCaptureServer]:
     """A running ChatCaptureServer(**settings); stopped when the block ends, however it ends."""
     server = ChatCaptureServer(**settings)
-    loop = asyncio.new_event_loop()
-    runner = web.AppRunner(server.app())
-    ready = threading.Event()
-    failure: list[BaseException] = []
-
-    async def start() -> None:
-        await runner.setup()
-        site = web.TCPSite(runner, "127.0.0.1", 0)
-        await site.start()
-        host, port = runner.addresses[0][:2]
-        server.base_url = f"http://{host}:{port}/v1"
-
-    def serve() -> None:
-        asyncio.set_event_loop(loop)
-        try:
-            loop.run_until_complete(start())
-        except BaseException as exc:  # reported to the caller below
-            failure.append(exc)
-            ready.set()
-            return
-        ready.set()
-        loop.run_forever()
-        loop.run_until_complete(runner.cleanup())
-        loop.close()
-
-    thread = threading.Thread(target=serve, name="chat-capture", daemon=True)
-    thread.start()
-    if not ready.wait(STARTUP_TIMEOUT) or failure:
-        loop.call_soon_threadsafe(loop.stop)
-        raise RuntimeError(f"the capture server did not start: {failure}")
-    try:
+    with serving(server.app(), "chat-capture") as url:
+        server.base_url = url + "/v1"
         yield server
-    finally:
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join(STARTUP_TIMEOUT)

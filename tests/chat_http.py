@@ -3,10 +3,6 @@ wire), the openai SDK client, and the checks of what either got (tests/chat_vali
 
 from __future__ import annotations
 
-import json
-import urllib.error
-import urllib.request
-from dataclasses import dataclass
 from typing import Any
 
 import openai
@@ -15,37 +11,7 @@ from chat_validation import validate_error as validate_error_body
 from conftest import BridgeServer
 from openai import OpenAI
 from openai.types.chat import ChatCompletion, ChatCompletionToolParam
-
-
-@dataclass
-class Reply:
-    status_code: int
-    headers: dict[str, str]
-    text: str
-
-    def json(self) -> Any:
-        return json.loads(self.text)
-
-
-def post(url: str, body: Any, headers: dict[str, str] | None = None) -> Reply:
-    """A plain HTTP POST (no SDK in between): what the bridge put on the wire."""
-    request = urllib.request.Request(
-        url,
-        data=json.dumps(body).encode(),
-        headers={"content-type": "application/json", **(headers or {})},
-        method="POST",
-    )
-    try:
-        with urllib.request.urlopen(request, timeout=30) as response:
-            return Reply(
-                response.status,
-                {k.lower(): v for k, v in response.headers.items()},
-                response.read().decode(),
-            )
-    except urllib.error.HTTPError as error:
-        return Reply(
-            error.code, {k.lower(): v for k, v in error.headers.items()}, error.read().decode()
-        )
+from plain_http import post
 
 
 def make_client(server: BridgeServer, api_key: str = "unused") -> OpenAI:

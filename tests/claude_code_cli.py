@@ -18,18 +18,12 @@ a prompt, anything else is denied (print mode cannot ask).
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import shutil
-import signal
-import subprocess
-from dataclasses import dataclass
 from pathlib import Path
 
-import pytest
+from cli_runs import CliRun, binary_or_skip, find_binary, run_cli
 from conftest import REPO_ROOT
-from processes import kill_tree
 
 CLAUDE_VERSION = "2.1.330"
 CLAUDE_TIMEOUT = 120.0
@@ -67,42 +61,21 @@ def claude_candidates() -> list[str]:
 
 
 def find_claude() -> str | None:
-    for candidate in claude_candidates():
-        if Path(candidate).is_file() and os.access(candidate, os.X_OK):
-            return candidate
-    return shutil.which("claude")
+    return find_binary(claude_candidates(), "claude")
 
 
 def claude_or_skip() -> str:
     """The Claude Code binary; else the test fails under $CI and is skipped otherwise."""
     found = find_claude()
-    if found is None:
-        reason = (
-            "Claude Code CLI not found: looked in $MAESTRO_CLAUDE_BIN, "
-            f"{claude_candidates()[-1]} and PATH. Install it with `npm install --prefix "
-            f".cache/claude-code @anthropic-ai/claude-code@{CLAUDE_VERSION}` (scripts/test does)."
-        )
-        if os.environ.get("CI"):
-            pytest.fail(reason)
-        pytest.skip(reason)
-    return found
+    reason = (
+        "Claude Code CLI not found: looked in $MAESTRO_CLAUDE_BIN, "
+        f"{claude_candidates()[-1]} and PATH. Install it with `npm install --prefix "
+        f".cache/claude-code @anthropic-ai/claude-code@{CLAUDE_VERSION}` (scripts/test does)."
+    )
+    return binary_or_skip(found, reason)
 
 
-@dataclass
-class ClaudeRun:
-    command: list[str]
-    pid: int  # also the id of its process group and session
-    returncode: int
-    stdout: str
-    stderr: str
-    timed_out: bool = False
-
-    @property
-    def report(self) -> str:
-        """Everything needed to understand a failure."""
-        state = "timed out" if self.timed_out else f"exit code {self.returncode}"
-        return f"claude {state}\nstdout:\n{self.stdout}\nstderr:\n{self.stderr}"
-
+class ClaudeRun(CliRun):
     def json_result(self) -> dict[str, object]:
         """stdout of `--output-format json`: one JSON object (the run's result)."""
         parsed = json.loads(self.stdout)
@@ -184,54 +157,5 @@ def run_claude(
     command = claude_command(
         claude_bin, prompt, model=model, output_format=output_format, extra_args=extra_args
     )
-    process = subprocess.Popen(
-        command,
-        cwd=cwd,
-        env=claude_env(base_url, home, env),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,  # its own process group, so stragglers can be found
-    )
-    timed_out = False
-    try:
-        try:
-            stdout, stderr = process.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            timed_out = True
-            kill_tree(process.pid)
-            stdout, stderr = process.communicate()
-    finally:
-        if process.poll() is None:
-            kill_tree(process.pid)
-            process.wait()
-        kill_process_group(process.pid)
-    return ClaudeRun(command, process.pid, process.returncode, stdout, stderr, timed_out)
-
-
-def process_group_members(pgid: int) -> list[int]:
-    """Processes in group `pgid` of session `pgid` (the session `run_claude` starts), from
-    /proc: also those handed to init after their parent died."""
-    members: list[int] = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            fields = (entry / "stat").read_text().rpartition(")")[2].split()
-        except OSError:
-            continue
-        # After the command name: state, ppid, pgrp, session. Zombies are gone already.
-        in_session = len(fields) > 3 and fields[2] == fields[3] == str(pgid)
-        if in_session and fields[0] not in ("Z", "X"):
-            members.append(int(entry.name))
-    return members
-
-
-def kill_process_group(pgid: int) -> None:
-    """SIGKILL what is left of the CLI's session (background commands it left behind). Read
-    from /proc rather than killpg, which would hit the group even if it were someone else's
-    by now: only members of a session led by that id are killed."""
-    for pid in process_group_members(pgid):
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, signal.SIGKILL)
+    env_vars = claude_env(base_url, home, env)
+    return ClaudeRun(command, *run_cli(command, cwd, env_vars, timeout))

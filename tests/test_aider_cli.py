@@ -16,7 +16,7 @@ from aider_cli import (
 )
 from aider_scenario import FILE_NAME, PROMPT, SIM_ECHO, make_repository
 from chat_capture import chat_capture_server
-from claude_code_cli import process_group_members
+from cli_runs import process_group_members
 
 
 def test_the_environment_drops_the_developers_settings_and_proxies(

@@ -37,9 +37,9 @@ from claude_code_cli import (
     CLAUDE_VERSION,
     ClaudeRun,
     claude_or_skip,
-    process_group_members,
     run_claude,
 )
+from cli_runs import process_group_members
 from fixture_files import claude_code_captures
 
 DEFAULT_MODEL = "claude-opus-5-5"

@@ -37,9 +37,9 @@ from aider_scenario import (
     git,
     make_repository,
 )
-from anthropic_http import post
 from chat_validation import check_stream, parse_sse, validate_completion
 from conftest import StartServer
+from plain_http import post
 from record_aider import fixture_path
 
 REPLAY_TEXT = "Replayed through the bridge."

@@ -8,11 +8,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from anthropic_http import post
 from anthropic_validation import check_stream, parse_sse, validate_message
 from claude_code_cli import claude_or_skip, run_claude
 from conftest import BridgeServer, StartServer, running_bridge_server
 from fixture_files import claude_code_captures
+from plain_http import post
 
 CAPTURES = claude_code_captures()
 # Headers that describe the capture's own connection or carry its (redacted) credential.

@@ -12,9 +12,10 @@ from typing import Any
 import anthropic
 import pytest
 from anthropic import Anthropic
-from anthropic_http import error_body, make_client, post, text_of
+from anthropic_http import error_body, make_client, text_of
 from anthropic_validation import check_stream, parse_sse, validate_error
 from conftest import BridgeServer, StartServer
+from plain_http import post
 
 HELLO: list[Any] = [{"role": "user", "content": "Hello from the SDK!"}]
 

@@ -17,7 +17,7 @@ import anthropic
 import pytest
 from anthropic import Anthropic
 from anthropic.types import Message, ToolParam
-from anthropic_http import as_json, make_client, post, text_of
+from anthropic_http import as_json, make_client, text_of
 from anthropic_validation import (
     check_stream,
     parse_sse,
@@ -26,6 +26,7 @@ from anthropic_validation import (
     validate_model_list,
 )
 from conftest import BridgeServer, StartServer
+from plain_http import post
 
 WEATHER_TOOL: ToolParam = {
     "name": "get_weather",

@@ -9,10 +9,11 @@ from typing import Any
 
 import openai
 import pytest
-from chat_http import ECHO, HELLO, checked, error_body, make_client, post
+from chat_http import ECHO, HELLO, checked, error_body, make_client
 from chat_validation import DONE, check_failed_stream, parse_sse
 from conftest import BridgeServer, StartServer
 from openai import OpenAI
+from plain_http import post
 
 
 @pytest.fixture

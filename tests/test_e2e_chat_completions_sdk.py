@@ -21,7 +21,6 @@ from chat_http import (
     as_json,
     checked,
     make_client,
-    post,
     raw_stream,
     reasoning_of,
     same_answer,
@@ -30,6 +29,7 @@ from chat_validation import DONE, check_stream, parse_sse, validate_completion
 from conftest import BridgeServer, StartServer
 from openai import AsyncOpenAI, OpenAI
 from openai.types.chat import ChatCompletionToolParam
+from plain_http import post
 from pydantic import BaseModel
 
 

@@ -16,11 +16,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from chat_http import WEATHER_TOOL, as_json, checked, post, reasoning_of, same_answer
+from chat_http import WEATHER_TOOL, as_json, checked, reasoning_of, same_answer
 from chat_validation import check_stream, parse_sse
 from claude_code_cli import claude_or_skip, run_claude
 from openai import OpenAI
 from openai.types.chat import ChatCompletionMessageParam
+from plain_http import post
 from vscode_host import VSCodeHost, last_requests, running_host
 
 pytestmark = pytest.mark.timeout(600)

@@ -1,0 +1,113 @@
+"""What every real command-line client in the tests shares (Claude Code, Aider): finding its
+binary, skipping or failing without it, and one run that leaves no process behind.
+
+A run starts the client in a session of its own (its own process group). Whatever happens (an
+exit, a timeout, an exception in the caller's thread), the client, everything it started and
+every process left in its session are killed before `run_cli` returns or raises.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from processes import kill_tree
+
+
+def find_binary(candidates: list[str], name: str) -> str | None:
+    """The first executable candidate, else `name` on PATH."""
+    for candidate in candidates:
+        if Path(candidate).is_file() and os.access(candidate, os.X_OK):
+            return candidate
+    return shutil.which(name)
+
+
+def binary_or_skip(found: str | None, reason: str) -> str:
+    """`found`; else the test fails under $CI (a missing client is a broken install there)
+    and is skipped otherwise."""
+    if found is None:
+        if os.environ.get("CI"):
+            pytest.fail(reason)
+        pytest.skip(reason)
+    return found
+
+
+@dataclass
+class CliRun:
+    command: list[str]
+    pid: int  # also the id of its process group and session
+    returncode: int
+    stdout: str
+    stderr: str
+    timed_out: bool = False
+
+    @property
+    def report(self) -> str:
+        """Everything needed to understand a failure."""
+        state = "timed out" if self.timed_out else f"exit code {self.returncode}"
+        name = Path(self.command[0]).name if self.command else "command"
+        return f"{name} {state}\nstdout:\n{self.stdout}\nstderr:\n{self.stderr}"
+
+
+def run_cli(
+    command: list[str], cwd: Path, env: dict[str, str], timeout: float
+) -> tuple[int, int, str, str, bool]:
+    """Run `command` to its end or `timeout` (no exception: the last value says timed out);
+    (pid, returncode, stdout, stderr, timed_out)."""
+    process = subprocess.Popen(
+        command,
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # its own process group, so stragglers can be found
+    )
+    timed_out = False
+    try:
+        try:
+            stdout, stderr = process.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+            kill_tree(process.pid)
+            stdout, stderr = process.communicate()
+    finally:
+        if process.poll() is None:
+            kill_tree(process.pid)
+            process.wait()
+        kill_process_group(process.pid)
+    return process.pid, process.returncode, stdout, stderr, timed_out
+
+
+def process_group_members(pgid: int) -> list[int]:
+    """Processes in group `pgid` of session `pgid` (the session `run_cli` starts), from
+    /proc: also those handed to init after their parent died."""
+    members: list[int] = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rpartition(")")[2].split()
+        except OSError:
+            continue
+        # After the command name: state, ppid, pgrp, session. Zombies are gone already.
+        in_session = len(fields) > 3 and fields[2] == fields[3] == str(pgid)
+        if in_session and fields[0] not in ("Z", "X"):
+            members.append(int(entry.name))
+    return members
+
+
+def kill_process_group(pgid: int) -> None:
+    """SIGKILL what is left of the client's session (background commands it left behind).
+    Read from /proc rather than killpg, which would hit the group even if it were someone
+    else's by now: only members of a session led by that id are killed."""
+    for pid in process_group_members(pgid):
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
