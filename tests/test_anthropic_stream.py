@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator
 from typing import Any
 
 import pytest
 from anthropic_validation import check_stream
+from scripted_backend import ScriptedBackend
 
 from bridge.anthropic.events import Event, fold_message
 from bridge.anthropic.plan import MessagesPlan
@@ -16,50 +16,12 @@ from bridge.core.backend import (
     ChatMessage,
     ChatRequest,
     EditorError,
-    ModelInfo,
     ResponsePart,
     TextPart,
     ThinkingPart,
     ToolCallPart,
 )
 from bridge.core.errors import ApiError
-
-
-class ScriptedBackend:
-    """Replays batches (then fails, if told); records whether it was closed early."""
-
-    def __init__(
-        self,
-        batches: list[list[ResponsePart]],
-        *,
-        error: EditorError | None = None,
-        silence: float = 0.0,
-    ) -> None:
-        self.batches = batches
-        self.error = error
-        self.silence = silence
-        self.yielded = 0
-        self.closed_early = False
-        self.counted: list[str] = []
-
-    async def list_models(self) -> list[ModelInfo]:
-        return [ModelInfo(id="sim", maxInputTokens=1000)]
-
-    async def chat(self, request: ChatRequest) -> AsyncGenerator[list[ResponsePart], None]:
-        try:
-            for batch in self.batches:
-                await asyncio.sleep(self.silence)
-                yield batch
-                self.yielded += 1
-            if self.error is not None:
-                raise self.error
-        except GeneratorExit:
-            self.closed_early = True
-            raise
-
-    async def count_tokens(self, model: str, text: str) -> int:
-        self.counted.append(text)
-        return len(text.split())
 
 
 def plan(**fields: Any) -> MessagesPlan:

@@ -3,14 +3,13 @@ keepalives, usage, structured-output checks and failures before and after the fi
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import json
 import logging
-from collections.abc import AsyncGenerator
 from typing import Any
 
 import pytest
+from scripted_backend import ScriptedBackend
 
 from bridge.chat.chunks import DONE, KEEPALIVE, Chunk, fold_completion, is_marker
 from bridge.chat.plan import CompletionPlan
@@ -20,7 +19,6 @@ from bridge.core.backend import (
     ChatRequest,
     DataPart,
     EditorError,
-    ModelInfo,
     ResponsePart,
     TextPart,
     ThinkingPart,
@@ -28,41 +26,6 @@ from bridge.core.backend import (
 )
 from bridge.core.errors import ApiError
 from bridge.core.structured_output import OutputFormat
-
-
-class ScriptedBackend:
-    """Replays batches (then fails, if told); records whether it was closed early."""
-
-    def __init__(
-        self,
-        batches: list[list[ResponsePart]],
-        *,
-        error: EditorError | None = None,
-        silence: float = 0.0,
-    ) -> None:
-        self.batches = batches
-        self.error = error
-        self.silence = silence
-        self.yielded = 0
-        self.closed_early = False
-
-    async def list_models(self) -> list[ModelInfo]:
-        return [ModelInfo(id="sim", maxInputTokens=1000)]
-
-    async def chat(self, request: ChatRequest) -> AsyncGenerator[list[ResponsePart], None]:
-        try:
-            for batch in self.batches:
-                await asyncio.sleep(self.silence)
-                yield batch
-                self.yielded += 1
-            if self.error is not None:
-                raise self.error
-        except GeneratorExit:
-            self.closed_early = True
-            raise
-
-    async def count_tokens(self, model: str, text: str) -> int:
-        return len(text.split())
 
 
 def usage_data(**counts: int) -> str:

@@ -21,9 +21,9 @@ from typing import Any
 
 import pytest
 from conftest import REPO_ROOT
+from node_clients import NODE_TIMEOUT, node_env_with
 from recording_model import RecordingModel, running_editor
 from spec_validation import validate_response, validate_stream
-from test_e2e_node_sdk import NODE_TIMEOUT, node_env_with
 
 from bridge.core.backend import ChatRequest, TextPart, ToolCallPart, ToolResultPart
 from headless_editor.script import Script

@@ -14,7 +14,6 @@ when $CI is set and are skipped otherwise.
 from __future__ import annotations
 
 import json
-import subprocess
 from typing import Any
 
 import pytest
@@ -28,8 +27,7 @@ from chat_validation import (
     validate_error,
 )
 from conftest import REPO_ROOT, BridgeServer, StartServer
-from processes import run
-from test_e2e_node_sdk import NODE_TIMEOUT, node_env_with
+from node_clients import node_env_with, run_node_client
 
 CLIENT = REPO_ROOT / "tests" / "node" / "chat_client.cjs"
 FORECAST = {"city": "placeholder", "celsius": 0, "sunny": False}  # the model's placeholder
@@ -44,19 +42,7 @@ def node_env() -> dict[str, str]:
 def run_client(
     node_env: dict[str, str], scenario: str, server: BridgeServer, model: str = "sim-echo"
 ) -> dict[str, Any]:
-    try:
-        result = run(
-            ["node", str(CLIENT), scenario, server.base_url, model],
-            env=node_env,
-            timeout=NODE_TIMEOUT,
-        )
-    except subprocess.TimeoutExpired as exc:
-        pytest.fail(f"the Node client hung: {exc.stderr!r}\n{server.stderr_text()}")
-    assert result.returncode == 0, (
-        f"the Node client failed ({result.returncode}):\n{result.stderr}\n"
-        f"bridge stderr:\n{server.stderr_text()}"
-    )
-    output: dict[str, Any] = json.loads(result.stdout)
+    output = run_node_client(CLIENT, node_env, scenario, server, model)
     assert output["sdk"] == "6.49.0"
     return output
 

@@ -11,53 +11,15 @@ Without it (or without `node`) the tests fail when $CI is set and are skipped ot
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import subprocess
-from pathlib import Path
 from typing import Any
 
 import pytest
 from conftest import REPO_ROOT, BridgeServer, StartServer
-from processes import run
+from node_clients import node_env_with, run_node_client
 from samples import output_text
 from spec_validation import validate_response, validate_stream
 
 CLIENT = REPO_ROOT / "tests" / "node" / "responses_client.cjs"
-NODE_TIMEOUT = 90.0
-
-
-def node_modules_candidates() -> list[Path]:
-    candidates = [REPO_ROOT / ".cache" / "node-sdk" / "node_modules"]
-    if os.environ.get("MAESTRO_NODE_MODULES"):
-        candidates.insert(0, Path(os.environ["MAESTRO_NODE_MODULES"]))
-    return candidates
-
-
-def node_env_with(packages: tuple[str, ...], what: str) -> dict[str, str]:
-    """The environment that lets `node` require `packages` (pinned by tests/node/); without
-    node or them, the test fails when $CI is set and is skipped otherwise."""
-    node = shutil.which("node")
-    modules = next(
-        (
-            path
-            for path in node_modules_candidates()
-            if all((path / package).is_dir() for package in packages)
-        ),
-        None,
-    )
-    if node is None or modules is None:
-        reason = (
-            "node is not on PATH"
-            if node is None
-            else f"{what} is not installed (looked in "
-            + ", ".join(map(str, node_modules_candidates()))
-            + "); `bash scripts/test` installs it"
-        )
-        if os.environ.get("CI"):
-            pytest.fail(reason)
-        pytest.skip(reason)
-    return {**os.environ, "NODE_PATH": str(modules)}
 
 
 @pytest.fixture(scope="module")
@@ -69,20 +31,7 @@ def node_env() -> dict[str, str]:
 def run_client(
     node_env: dict[str, str], scenario: str, server: BridgeServer, model: str = "sim-echo"
 ) -> dict[str, Any]:
-    try:
-        result = run(
-            ["node", str(CLIENT), scenario, server.base_url, model],
-            env=node_env,
-            timeout=NODE_TIMEOUT,
-        )
-    except subprocess.TimeoutExpired as exc:
-        pytest.fail(f"the Node client hung: {exc.stderr!r}\n{server.stderr_text()}")
-    assert result.returncode == 0, (
-        f"the Node client failed ({result.returncode}):\n{result.stderr}\n"
-        f"bridge stderr:\n{server.stderr_text()}"
-    )
-    output: dict[str, Any] = json.loads(result.stdout)
-    return output
+    return run_node_client(CLIENT, node_env, scenario, server, model)
 
 
 def test_node_sdk_streams(node_env: dict[str, str], bridge_server: BridgeServer) -> None:

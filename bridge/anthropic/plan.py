@@ -9,8 +9,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic import ValidationError
-
 from bridge.anthropic.convert import editor_messages
 from bridge.anthropic.options import (
     log_ignored,
@@ -25,7 +23,7 @@ from bridge.core.backend import ChatRequest, ModelInfo
 from bridge.core.chat_request import editor_chat
 from bridge.core.errors import invalid_request
 from bridge.core.structured_output import OutputFormat
-from bridge.core.validation_errors import validation_error
+from bridge.core.validation_errors import json_object, validated
 
 JUSTIFICATION = "A Messages API client (such as Claude Code) asked Maestro Bridge for this answer."
 
@@ -46,19 +44,8 @@ class MessagesPlan:
 
 def parse_messages_request(body: Any) -> MessagesRequest:
     """Validate a decoded JSON body; raises ApiError (400) naming the offending param."""
-    if not isinstance(body, dict):
-        raise invalid_request("The request body must be a JSON object.", code="invalid_json")
-    for required in ("model", "messages", "max_tokens"):
-        if body.get(required) is None:
-            raise invalid_request(
-                f"Missing required parameter: `{required}`.",
-                param=required,
-                code="missing_required_parameter",
-            )
-    try:
-        request = MessagesRequest.model_validate(body)
-    except ValidationError as exc:
-        raise validation_error(body, exc) from None
+    body = json_object(body, ("model", "messages", "max_tokens"))
+    request = validated(body, MessagesRequest)
     log_ignored(body)
     return request
 

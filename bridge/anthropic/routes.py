@@ -15,9 +15,9 @@ from bridge.anthropic.errors import anthropic_error_body
 from bridge.anthropic.events import Event, fold_message
 from bridge.anthropic.prepare import plan_body, prepare_messages
 from bridge.anthropic.stream import message_events
-from bridge.core.errors import invalid_request
 from bridge.core.request_limits import check_request_shape, takes_model_slot
 from bridge.core.token_limits import chat_input_tokens
+from bridge.core.validation_errors import json_object
 from bridge.http import error_shapes
 from bridge.http.app_keys import BACKEND, SETTINGS
 from bridge.http.json_body import read_json, strict_json_response
@@ -57,9 +57,7 @@ async def create_message(request: web.Request) -> web.StreamResponse:
 async def count_tokens(request: web.Request) -> web.Response:
     """`{"input_tokens": N}`: what `POST /v1/messages` with this body would send, counted by
     the editor. `max_tokens` may be left out, as Anthropic's endpoint allows."""
-    body = await _checked_body(request)
-    if not isinstance(body, dict):
-        raise invalid_request("The request body must be a JSON object.")
+    body = json_object(await _checked_body(request))
     # Not parameters of a count: whatever they say, the input is the same.
     body = {**body, "max_tokens": 1, "stream": False}
     backend = request.app[BACKEND]

@@ -9,8 +9,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic import ValidationError
-
 from bridge.chat.convert import editor_messages
 from bridge.chat.options import log_ignored, model_options, refuse_unsupported
 from bridge.chat.protocol import ROLES, CompletionRequest
@@ -21,7 +19,7 @@ from bridge.core.backend import ChatRequest, ModelInfo
 from bridge.core.chat_request import editor_chat
 from bridge.core.errors import invalid_request
 from bridge.core.structured_output import OutputFormat
-from bridge.core.validation_errors import validation_error
+from bridge.core.validation_errors import json_object, validated
 
 JUSTIFICATION = "A Chat Completions client (such as Aider) asked Maestro Bridge for this answer."
 
@@ -42,20 +40,9 @@ class CompletionPlan:
 
 def parse_completion_request(body: Any) -> CompletionRequest:
     """Validate a decoded JSON body; raises ApiError (400) naming the offending param."""
-    if not isinstance(body, dict):
-        raise invalid_request("The request body must be a JSON object.", code="invalid_json")
-    for required in ("model", "messages"):
-        if body.get(required) is None:
-            raise invalid_request(
-                f"Missing required parameter: `{required}`.",
-                param=required,
-                code="missing_required_parameter",
-            )
+    body = json_object(body, ("model", "messages"))
     check_roles(body["messages"])
-    try:
-        request = CompletionRequest.model_validate(body)
-    except ValidationError as exc:
-        raise validation_error(body, exc) from None
+    request = validated(body, CompletionRequest)
     log_ignored(body)
     return request
 

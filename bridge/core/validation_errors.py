@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from bridge.core.errors import ApiError, invalid_request
+
+M = TypeVar("M", bound=BaseModel)
 
 
 def param_path(body: Any, loc: tuple[int | str, ...], missing: bool) -> str:
@@ -35,3 +37,25 @@ def validation_error(body: Any, exc: ValidationError) -> ApiError:
         param=param or None,
         code="invalid_value",
     )
+
+
+def json_object(body: Any, required: tuple[str, ...] = ()) -> dict[str, Any]:
+    """`body` when it is a JSON object with each `required` field (not null); else a 400."""
+    if not isinstance(body, dict):
+        raise invalid_request("The request body must be a JSON object.", code="invalid_json")
+    for name in required:
+        if body.get(name) is None:
+            raise invalid_request(
+                f"Missing required parameter: `{name}`.",
+                param=name,
+                code="missing_required_parameter",
+            )
+    return body
+
+
+def validated(body: dict[str, Any], model: type[M]) -> M:
+    """`body` as the wire model `model`; a 400 naming the first field it gets wrong."""
+    try:
+        return model.model_validate(body)
+    except ValidationError as exc:
+        raise validation_error(body, exc) from None

@@ -27,6 +27,7 @@ from bridge.core.backend import (
 )
 from bridge.core.errors import ApiError, invalid_request
 from bridge.core.models import ModelNames
+from bridge.core.validation_errors import json_object
 from bridge.responses.compaction_codec import encode_summary
 from bridge.responses.convert_input import to_chat_messages
 from bridge.responses.request import (
@@ -54,8 +55,7 @@ def compaction_id() -> str:
 
 def parse_compact_request(body: Any) -> CreateResponseRequest:
     """The compact body (model, input, instructions) checked like a create body."""
-    if not isinstance(body, dict):
-        raise invalid_request("The request body must be a JSON object.", code="invalid_json")
+    body = json_object(body)
     if body.get("previous_response_id") is not None:
         raise invalid_request(
             "`previous_response_id` is not supported by `/v1/responses/compact`: Maestro Bridge "

@@ -17,12 +17,11 @@ from pydantic import (
     Discriminator,
     Field,
     Tag,
-    ValidationError,
     field_validator,
 )
 
 from bridge.core.errors import invalid_request
-from bridge.core.validation_errors import validation_error
+from bridge.core.validation_errors import json_object, validated
 from bridge.responses.compaction_codec import CompactionDecodeError, decode_summary
 
 log = logging.getLogger(__name__)
@@ -240,8 +239,7 @@ def _reject_state_and_odd_items(body: dict[str, Any]) -> None:
 
 def parse_create_request(body: Any) -> CreateResponseRequest:
     """Validate a decoded JSON body; raises ApiError (400) naming the offending param."""
-    if not isinstance(body, dict):
-        raise invalid_request("The request body must be a JSON object.", code="invalid_json")
+    body = json_object(body)
     _reject_state_and_odd_items(body)
     if not body.get("model"):
         raise invalid_request(
@@ -255,7 +253,4 @@ def parse_create_request(body: Any) -> CreateResponseRequest:
                 code="missing_required_parameter",
             )
         body = {**body, "input": []}  # instructions alone are a whole request
-    try:
-        return CreateResponseRequest.model_validate(body)
-    except ValidationError as exc:
-        raise validation_error(body, exc) from None
+    return validated(body, CreateResponseRequest)
