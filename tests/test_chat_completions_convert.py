@@ -12,7 +12,6 @@ from bridge.chat.convert import (
     LABELS,
     editor_messages,
     to_chat_messages,
-    tool_input,
 )
 from bridge.chat.plan import parse_completion_request
 from bridge.core.backend import (
@@ -25,6 +24,7 @@ from bridge.core.backend import (
 )
 from bridge.core.errors import ApiError
 from bridge.core.history import NO_CALL
+from bridge.core.tools import tool_input
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 16
 PNG_B64 = base64.b64encode(PNG).decode("ascii")

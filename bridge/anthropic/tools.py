@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from bridge.core.backend import ChatTool
 from bridge.core.errors import invalid_request
+from bridge.core.tools import first_of_each_name
 
 log = logging.getLogger(__name__)
 
@@ -59,28 +60,14 @@ def _client_tool(raw: Any, param: str) -> ChatTool | None:
     return ChatTool(name=name, description=description or "", inputSchema=schema)
 
 
-def offered_tools(raw_tools: list[Any] | None) -> list[ChatTool]:
-    """The client tools, first of each name (providers reject two tools of one name)."""
-    found: dict[str, ChatTool] = {}
-    for index, raw in enumerate(raw_tools or []):
-        tool = _client_tool(raw, f"tools[{index}]")
-        if tool is None:
-            continue
-        if tool.name in found:
-            log.warning(
-                "Dropping tool %r at `tools[%d]`: a tool of that name came first", tool.name, index
-            )
-            continue
-        found[tool.name] = tool
-    return list(found.values())
-
-
 def plan_tools(raw_tools: list[Any] | None, choice: dict[str, Any] | None) -> ToolPlan:
     """Which tools the editor sees, in which mode; a 400 when the choice cannot be met.
 
     `disable_parallel_tool_use` is accepted and has no effect: the editor has no such option.
     """
-    tools = offered_tools(raw_tools)
+    tools = first_of_each_name(
+        _client_tool(raw, f"tools[{index}]") for index, raw in enumerate(raw_tools or [])
+    )
     kind = None if choice is None else choice.get("type")
     if kind in (None, "auto"):
         return ToolPlan(tools, "auto")

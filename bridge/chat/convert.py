@@ -11,7 +11,7 @@ Images come inline (`data:` URLs) or as a note; audio input is a 400 naming the 
 from __future__ import annotations
 
 import logging
-from typing import Any, Literal
+from typing import Literal
 
 from bridge.chat.protocol import (
     AssistantMessage,
@@ -28,7 +28,6 @@ from bridge.chat.protocol import (
     ToolCall,
     ToolMessage,
 )
-from bridge.core import strict_json
 from bridge.core.backend import (
     ChatMessage,
     DataPart,
@@ -40,23 +39,13 @@ from bridge.core.backend import (
 from bridge.core.errors import invalid_request
 from bridge.core.history import normalise_tool_history
 from bridge.core.images import file_parts, image_part
+from bridge.core.tools import tool_input
 
 log = logging.getLogger(__name__)
 
 LABELS = {"system": "[System message]", "developer": "[Developer message]"}
 AUDIO_TYPES = ("input_audio", "audio")
 ASSISTANT_DATA_NOTE = "[an image or file in an assistant message, not included]"
-
-
-def tool_input(arguments: str) -> dict[str, Any]:
-    """Function-call arguments (a JSON string) -> the object the editor expects."""
-    if not arguments.strip():
-        return {}
-    try:  # strictly: a NaN or a lone surrogate in here could not be sent to the editor
-        value = strict_json.decode(arguments)
-    except (ValueError, RecursionError):
-        return {"arguments": arguments}  # keep what the model wrote, readable
-    return value if isinstance(value, dict) else {"value": value}
 
 
 def _other_parts(part: OtherContent, param: str) -> list[MessagePart]:

@@ -17,6 +17,7 @@ from typing import Any, Literal
 
 from bridge.core.backend import ChatTool
 from bridge.core.errors import ApiError, invalid_request
+from bridge.core.tools import first_of_each_name
 
 log = logging.getLogger(__name__)
 
@@ -82,22 +83,6 @@ def _tool(raw: Any, param: str) -> ChatTool | None:
     return ChatTool(name=name, description=description, inputSchema=schema)
 
 
-def offered_tools(raw_tools: list[Any] | None) -> list[ChatTool]:
-    """The usable tools, first of each name (providers reject two tools of one name)."""
-    found: dict[str, ChatTool] = {}
-    for index, raw in enumerate(raw_tools or []):
-        tool = _tool(raw, f"tools[{index}]")
-        if tool is None:
-            continue
-        if tool.name in found:
-            log.warning(
-                "Dropping tool %r at `tools[%d]`: one of that name came first", tool.name, index
-            )
-            continue
-        found[tool.name] = tool
-    return list(found.values())
-
-
 def _named(tools: list[ChatTool], names: list[str], param: str) -> list[ChatTool]:
     missing = [name for name in names if name not in {tool.name for tool in tools}]
     if missing:
@@ -154,7 +139,9 @@ def _required_or_auto(tools: list[ChatTool], mode: str, param: str) -> ToolPlan:
 
 def plan_tools(raw_tools: list[Any] | None, choice: str | dict[str, Any] | None) -> ToolPlan:
     """Which tools the editor sees, in which mode; a 400 when the choice cannot be met."""
-    tools = offered_tools(raw_tools)
+    tools = first_of_each_name(
+        _tool(raw, f"tools[{index}]") for index, raw in enumerate(raw_tools or [])
+    )
     param = "tool_choice"
     if choice is None or choice == "auto":
         return ToolPlan(tools, "auto")

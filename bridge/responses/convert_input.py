@@ -10,9 +10,7 @@ whom. A tool result whose call is nowhere in the input is a 400, as with OpenAI.
 from __future__ import annotations
 
 import logging
-from typing import Any
 
-from bridge.core import strict_json
 from bridge.core.backend import (
     ChatMessage,
     DataPart,
@@ -24,6 +22,7 @@ from bridge.core.backend import (
 from bridge.core.errors import ApiError
 from bridge.core.history import normalise_tool_history
 from bridge.core.images import file_parts, image_part, image_reference_note
+from bridge.core.tools import tool_input
 from bridge.responses.request import (
     AdditionalToolsItem,
     AgentMessageItem,
@@ -70,17 +69,6 @@ def _one_part(part: ContentPart) -> list[MessagePart]:
     log.warning("Content part of type %r the editor cannot take: a note instead", part.type)
     # The model should know that something was there, as with images it cannot fetch.
     return [TextPart(value=f"[content of type {part.type!r} not included]")]
-
-
-def tool_input(arguments: str) -> dict[str, Any]:
-    """Function-call arguments (a JSON string) -> the object the editor expects."""
-    if not arguments.strip():
-        return {}
-    try:  # strictly: a NaN or a lone surrogate in here could not be sent to the editor
-        value = strict_json.decode(arguments)
-    except (ValueError, RecursionError):
-        return {"arguments": arguments}  # keep what the model wrote, readable
-    return value if isinstance(value, dict) else {"value": value}
 
 
 def _call_part(item: FunctionCallItem | CustomToolCallItem) -> ToolCallPart:
