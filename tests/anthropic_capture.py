@@ -20,9 +20,8 @@ from __future__ import annotations
 
 import contextlib
 import json
-import threading
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from aiohttp import web
@@ -36,12 +35,11 @@ from anthropic_replies import (
     tool_use_answer,
     with_thinking,
 )
+from request_recording import RecordingServer
 from thread_server import serving
 
 COMMAND = "echo hi > out.txt"
 DONE = "done"
-SECRET_HEADERS = frozenset({"authorization", "x-api-key", "proxy-authorization", "cookie"})
-REDACTED = "<redacted>"
 THINKING_SIGNATURE = "Y2FwdHVyZS1zaWduYXR1cmU="  # opaque to clients: echoed back as is
 LISTED_MODELS = (
     ("claude-opus-4-7", "Claude Opus 4.7"),
@@ -51,33 +49,16 @@ LISTED_MODELS = (
 
 
 @dataclass
-class CaptureServer:
+class CaptureServer(RecordingServer):
     """What the server answers (the constructor's arguments) and what it recorded."""
 
     reply_text: str = "hello from the capture server"
     tool_trigger: str = "out.txt"
     unknown_models: frozenset[str] = frozenset()
     thinking: str | None = None  # when set, every answer starts with this thinking block
-    requests: list[dict[str, Any]] = field(default_factory=list)
-    base_url: str = ""  # http://127.0.0.1:PORT, no /v1 (the form ANTHROPIC_BASE_URL takes)
-    _lock: threading.Lock = field(default_factory=threading.Lock)
-
-    def recorded(self) -> list[dict[str, Any]]:
-        with self._lock:
-            return list(self.requests)
 
     def messages_requests(self) -> list[dict[str, Any]]:
         return [r for r in self.recorded() if r["path"].split("?")[0] == "/v1/messages"]
-
-    def _record(self, request: web.Request, body: Any) -> None:
-        headers = {
-            name.lower(): REDACTED if name.lower() in SECRET_HEADERS else value
-            for name, value in request.headers.items()
-        }
-        entry = {"method": request.method, "path": request.path_qs, "headers": headers}
-        entry["body"] = body
-        with self._lock:
-            self.requests.append(entry)
 
     def choose_answer(self, body: dict[str, Any]) -> Answer:
         answer = self._answer(body)

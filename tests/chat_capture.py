@@ -20,46 +20,27 @@ from __future__ import annotations
 import contextlib
 import json
 import re
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from aiohttp import web
+from request_recording import RecordingServer
 from thread_server import serving
 
-SECRET_HEADERS = frozenset({"authorization", "api-key", "proxy-authorization", "cookie"})
-REDACTED = "<redacted>"
 COMPLETION_ID = "chatcmpl-capture"
 CREATED = 1_770_000_000
 
 
 @dataclass
-class ChatCaptureServer:
+class ChatCaptureServer(RecordingServer):
     """What the server answers (the constructor's arguments) and what it recorded."""
 
     replies: list[tuple[str, str]] = field(default_factory=list)
     default_text: str = "hello from the capture server"
-    requests: list[dict[str, Any]] = field(default_factory=list)
-    base_url: str = ""  # http://127.0.0.1:PORT/v1
-    _lock: threading.Lock = field(default_factory=threading.Lock)
-
-    def recorded(self) -> list[dict[str, Any]]:
-        with self._lock:
-            return list(self.requests)
 
     def completion_requests(self) -> list[dict[str, Any]]:
         return [r for r in self.recorded() if r["path"].endswith("/chat/completions")]
-
-    def _record(self, request: web.Request, body: Any) -> None:
-        headers = {
-            name.lower(): REDACTED if name.lower() in SECRET_HEADERS else value
-            for name, value in request.headers.items()
-        }
-        entry = {"method": request.method, "path": request.path_qs, "headers": headers}
-        entry["body"] = body
-        with self._lock:
-            self.requests.append(entry)
 
     def answer_text(self, body: dict[str, Any]) -> str:
         last = last_user_text(body.get("messages"))

@@ -11,7 +11,7 @@ from typing import Any, cast
 import anthropic
 import pytest
 from anthropic.types import ToolParam
-from anthropic_capture import COMMAND, DONE, REDACTED, capture_server
+from anthropic_capture import COMMAND, DONE, capture_server
 from anthropic_validation import (
     check_stream,
     parse_sse,
@@ -20,6 +20,7 @@ from anthropic_validation import (
     validate_message,
     validate_model_list,
 )
+from request_recording import REDACTED
 
 BASH_TOOL: dict[str, Any] = {
     "name": "Bash",

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from anthropic_capture import COMMAND, DONE, REDACTED, THINKING_SIGNATURE, capture_server
+from anthropic_capture import COMMAND, DONE, THINKING_SIGNATURE, capture_server
 from claude_code_cli import (
     CLAUDE_TIMEOUT,
     CLAUDE_VERSION,
@@ -41,6 +41,7 @@ from claude_code_cli import (
 )
 from cli_runs import process_group_members
 from fixture_files import claude_code_captures
+from request_recording import REDACTED
 
 DEFAULT_MODEL = "claude-opus-5-5"
 MODEL_NAMES = {"sonnet": "claude-sonnet-5-5", "haiku": "claude-haiku-5-5", "sim-echo": "sim-echo"}
