@@ -21,12 +21,11 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import date
-from functools import cache
 from pathlib import Path
 from typing import Any, NoReturn
 
-from jsonschema import Draft202012Validator, FormatChecker
-from jsonschema.exceptions import ValidationError, best_match
+from jsonschema import FormatChecker
+from schema_defs import SchemaDefs
 
 SCHEMA_PATH = Path(__file__).resolve().parent / "schemas" / "anthropic_messages.json"
 EVENT_DEFS = {
@@ -46,7 +45,6 @@ DELTAS_OF_BLOCK = {
     "thinking": {"thinking_delta", "signature_delta"},
     "redacted_thinking": set(),
 }
-_MAX_ERRORS = 5
 # jsonschema checks `date-time` only with an optional package installed: checked here instead.
 FORMATS = FormatChecker(formats=())
 RFC3339 = re.compile(
@@ -70,32 +68,12 @@ def _fail(message: str) -> NoReturn:
     raise AssertionError(message)
 
 
-@cache
+DEFS = SchemaDefs(SCHEMA_PATH, FORMATS)
+check = DEFS.check
+
+
 def schema() -> dict[str, Any]:
-    loaded: dict[str, Any] = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
-    return loaded
-
-
-@cache
-def _validator(definition: str) -> Draft202012Validator:
-    if definition not in schema()["$defs"]:
-        raise KeyError(definition)
-    root = {"$defs": schema()["$defs"], "$ref": f"#/$defs/{definition}"}
-    return Draft202012Validator(root, format_checker=FORMATS)
-
-
-def _describe(error: ValidationError) -> str:
-    # best_match descends into oneOf/anyOf to the branch that came closest.
-    leaf = best_match([error]) or error
-    return f"{leaf.json_path}: {leaf.message[:300]}"
-
-
-def check(instance: Any, definition: str, label: str) -> None:
-    """`instance` against `#/$defs/<definition>`; `label` names it in the failure."""
-    errors = sorted(_validator(definition).iter_errors(instance), key=lambda e: e.json_path)
-    if errors:
-        lines = [_describe(error) for error in errors[:_MAX_ERRORS]]
-        _fail(f"{label} is not a valid {definition}:\n  " + "\n  ".join(lines))
+    return DEFS.schema
 
 
 def validate_message(obj: Any) -> None:

@@ -24,13 +24,11 @@ import copy
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 from typing import Any
 
 from chat_stream_rules import DONE, StreamOutcome, StreamRules, fail
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import ValidationError, best_match
+from schema_defs import SchemaDefs
 
 __all__ = [
     "DONE",
@@ -45,34 +43,12 @@ __all__ = [
     "validate_error",
 ]
 SCHEMA_PATH = Path(__file__).resolve().parent / "schemas" / "chat_completions.json"
-_MAX_ERRORS = 5
+DEFS = SchemaDefs(SCHEMA_PATH)
+check = DEFS.check
 
 
-@cache
 def schema() -> dict[str, Any]:
-    loaded: dict[str, Any] = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
-    return loaded
-
-
-@cache
-def _validator(definition: str) -> Draft202012Validator:
-    if definition not in schema()["$defs"]:
-        raise KeyError(definition)
-    return Draft202012Validator({"$defs": schema()["$defs"], "$ref": f"#/$defs/{definition}"})
-
-
-def _describe(error: ValidationError) -> str:
-    # best_match descends into anyOf/if-then to the branch that came closest.
-    leaf = best_match([error]) or error
-    return f"{leaf.json_path}: {leaf.message[:300]}"
-
-
-def check(instance: Any, definition: str, label: str) -> None:
-    """`instance` against `#/$defs/<definition>`; `label` names it in the failure."""
-    errors = sorted(_validator(definition).iter_errors(instance), key=lambda e: e.json_path)
-    if errors:
-        lines = [_describe(error) for error in errors[:_MAX_ERRORS]]
-        fail(f"{label} is not a valid {definition}:\n  " + "\n  ".join(lines))
+    return DEFS.schema
 
 
 def check_usage(usage: dict[str, Any], label: str) -> None:
