@@ -49,3 +49,11 @@ def tool_use_id() -> str:
 
 def chat_completion_id() -> str:
     return f"chatcmpl-AM-{_random(24)}"
+
+
+def gemini_response_id() -> str:
+    return f"AM-{_random(20)}"
+
+
+def gemini_call_id() -> str:
+    return f"AM-call-{_random(12)}"
