@@ -1,1 +1,1 @@
-"""The Gemini dialect: Google's Generative Language API (`/v1beta/models/...`) on the editor's models."""
+"""The Gemini dialect: Google's Generative Language API (`/v1beta/models/...`) on editor models."""
