@@ -17,8 +17,8 @@ def body(**extra: Any) -> dict[str, Any]:
     return {"contents": [{"role": "user", "parts": [{"text": "hi"}]}], **extra}
 
 
-def plan(stream: bool = False, **extra: Any) -> GeminiPlan:
-    return plan_generate(parse_generate_request(body(**extra)), "gemini-2.5-flash", MODEL, stream)
+def plan(**extra: Any) -> GeminiPlan:
+    return plan_generate(parse_generate_request(body(**extra)), "gemini-2.5-flash", MODEL, False)
 
 
 def error(raw: Any) -> ApiError:
@@ -41,7 +41,8 @@ def test_a_minimal_request() -> None:
 
 
 def test_the_stream_flag_comes_from_the_route() -> None:
-    assert plan(stream=True).stream is True
+    request = parse_generate_request(body())
+    assert plan_generate(request, "gemini-2.5-flash", MODEL, True).stream is True
 
 
 @pytest.mark.parametrize("key", ["systemInstruction", "system_instruction"])
