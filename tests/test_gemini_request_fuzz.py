@@ -85,7 +85,7 @@ declaration = st.fixed_dictionaries(
         "parametersJsonSchema": openapi_schema | json_values,
     },
 )
-tool = st.fixed_dictionaries(
+tool: st.SearchStrategy[dict[str, Any]] = st.fixed_dictionaries(
     {}, optional={"functionDeclarations": st.lists(declaration, max_size=2) | json_values}
 ) | st.just({"googleSearch": {}})
 function_config = st.fixed_dictionaries(
