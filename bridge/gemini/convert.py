@@ -122,7 +122,7 @@ class _Conversation:
                 ChatMessage(role="assistant" if role == "assistant" else "user", content=parts)
             )
 
-    def call(self, call: FunctionCall, param: str) -> ToolCallPart:
+    def call(self, call: FunctionCall) -> ToolCallPart:
         call_id = self.pairing.call(call.id, call.name)
         return ToolCallPart(callId=call_id, name=call.name, input=call.args or {})
 
@@ -155,7 +155,7 @@ class _Conversation:
                 )
             )
         if part.function_call is not None:
-            parts.append(self.call(part.function_call, f"{param}.functionCall"))
+            parts.append(self.call(part.function_call))
         if part.function_response is not None:
             parts.append(self.response(part.function_response, f"{param}.functionResponse"))
         return parts
