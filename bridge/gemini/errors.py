@@ -3,8 +3,8 @@
 The core raises one neutral ApiError with an HTTP status; Google's clients read `code` (the
 google-genai SDKs pick their exception class by it) and `status`, the google.rpc code name that
 goes with the HTTP status. `details` carries what Google's own errors carry where the bridge
-knows it: the field at fault (`google.rpc.BadRequest`) and, with a `Retry-After`, how long to
-wait (`google.rpc.RetryInfo`, which Gemini CLI reads to time its retry).
+knows it: the field at fault in a 400 (`google.rpc.BadRequest`) and, with a `Retry-After`, how
+long to wait (`google.rpc.RetryInfo`, which Gemini CLI reads to time its retry).
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ def rpc_status(status: int) -> str:
 
 def _details(error: ApiError) -> list[dict[str, Any]]:
     details: list[dict[str, Any]] = []
-    if error.param:
+    if error.param and error.status == 400:
         violation = {"field": error.param, "description": error.message}
         details.append({"@type": _TYPES + "BadRequest", "fieldViolations": [violation]})
     retry_after = error.headers.get("Retry-After", "")
