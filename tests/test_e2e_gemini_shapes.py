@@ -198,14 +198,17 @@ def test_not_json_and_an_unknown_model_get_google_errors(bridge_server: BridgeSe
 def test_an_error_after_the_stream_began_is_one_data_line(
     bridge_server_factory: StartServer,
 ) -> None:
-    # The pause lets the first part go out before the failure (in one batch, the failure
-    # would come first: a 502 before any chunk).
+    # The bridge holds its latest chunk (the last one carries the finish) until more comes or
+    # the model is silent for a keepalive: the pause, with a short keepalive, sends the text
+    # before the failure. Otherwise the failure comes first: a 502 before any chunk.
     failing = [
         {"type": "text", "text": "Partial answer"},
-        {"type": "pause", "seconds": 0.3},
+        {"type": "pause", "seconds": 0.5},
         {"type": "error", "code": "Other"},
     ]
-    server = bridge_server_factory(script={"rules": [{"match": "Fail midway", "reply": failing}]})
+    server = bridge_server_factory(
+        "--keepalive-seconds", "0.1", script={"rules": [{"match": "Fail midway", "reply": failing}]}
+    )
     body = {"contents": [user("Fail midway")]}
     chunks = parse_sse(sse_stream(server, "sim-echo", body).text).chunks
     error = check_failed_stream(chunks)
