@@ -120,6 +120,41 @@ def test_generate_stream_count_and_models(
     bridge_server.assert_alive()
 
 
+def test_keepalive_blank_lines_reach_no_sdk_chunk(
+    node_env: dict[str, str], bridge_server_factory: StartServer
+) -> None:
+    """A model silent before and between its parts: the stream carries blank lines, which the
+    SDK skips (one SDK chunk per data line), and the answers stay valid and equal."""
+    slow = [
+        {"type": "pause", "seconds": 0.4},
+        {"type": "text", "text": "Slow"},
+        {"type": "pause", "seconds": 0.4},
+        {"type": "text", "text": " hello."},
+    ]
+    server = bridge_server_factory(
+        "--keepalive-seconds", "0.1", script={"rules": [{"match": "Hello", "reply": slow}]}
+    )
+    result = run_client(node_env, "basics", server)
+    answer, streamed = checked_wire(result)[:2]
+    assert parse_sse(result["wire"][1]["body"]).keepalives >= 2
+    sdk_chunks_match_the_wire(result["chunks"], result["wire"][1])
+    assert result["text"] == "Slow hello." == "".join(result["chunk_texts"])
+    assert comparable(streamed) == comparable(answer)
+    server.assert_alive()
+
+
+def test_the_sdk_key_is_sent_as_x_goog_api_key(
+    node_env: dict[str, str], bridge_server_factory: StartServer
+) -> None:
+    server = bridge_server_factory("--api-key", "gemini-test-key")
+    env = {**node_env, "MAESTRO_TEST_GEMINI_KEY": "gemini-test-key"}
+    result = run_client(env, "basics", server)
+    assert [exchange["status"] for exchange in result["wire"]] == [200] * 5
+    checked_wire(result)
+    assert "gemini-test-key" not in server.stderr_text()
+    server.assert_alive()
+
+
 def test_function_call_round_trip(node_env: dict[str, str], bridge_server: BridgeServer) -> None:
     result = run_client(node_env, "tools", bridge_server)
     streamed, first, second = checked_wire(result)

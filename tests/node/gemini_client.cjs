@@ -59,7 +59,7 @@ function recordingFetch(wire) {
 
 function client(baseUrl, wire) {
   return new GoogleGenAI({
-    apiKey: "unused",
+    apiKey: process.env.MAESTRO_TEST_GEMINI_KEY || "unused", // the bridge's --api-key, if any
     httpOptions: {
       baseUrl: baseUrl.replace(/\/v1\/?$/, ""),
       apiVersion: "v1beta",
