@@ -143,9 +143,10 @@ def test_keepalive_blank_lines_reach_no_sdk_chunk(
     server.assert_alive()
 
 
-def test_the_sdk_key_is_sent_as_x_goog_api_key(
+def test_the_sdk_opens_a_bridge_that_wants_a_key(
     node_env: dict[str, str], bridge_server_factory: StartServer
 ) -> None:
+    """The SDK sends its apiKey as `x-goog-api-key` (its only way with an API key)."""
     server = bridge_server_factory("--api-key", "gemini-test-key")
     env = {**node_env, "MAESTRO_TEST_GEMINI_KEY": "gemini-test-key"}
     result = run_client(env, "basics", server)
