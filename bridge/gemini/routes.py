@@ -35,7 +35,10 @@ from bridge.http.sse_response import stream_events
 PREFIX = "/v1beta"
 KEEPALIVE_FRAME = b"\n"
 # The POSTs that ask the model or its token counter (a model slot each).
-MODEL_ACTIONS = r"/v1beta/models/.+:(generateContent|streamGenerateContent|countTokens)"
+MODEL_ACTIONS = r"/v1(beta)?/models/.+:(generateContent|streamGenerateContent|countTokens)"
+# google-genai (Python, 3.x) asks the Gemini API's `v1` by default; Gemini CLI `v1beta`. Only the
+# POSTs are mounted under `/v1` (its GETs are OpenAI's, bridge/http/model_routes.py).
+VERSION_PREFIXES = (PREFIX, "/v1")
 
 Action = Callable[[web.Request, str], Awaitable[web.StreamResponse]]
 
@@ -129,4 +132,5 @@ def mount(app: web.Application) -> None:
     takes_model_slot(app, pattern=MODEL_ACTIONS)
     app.router.add_get(f"{PREFIX}/models", models.list_models)
     app.router.add_get(f"{PREFIX}/models/{{name:.+}}", models.get_model)
-    app.router.add_post(f"{PREFIX}/models/{{name:.+}}", model_action)
+    for prefix in VERSION_PREFIXES:
+        app.router.add_post(f"{prefix}/models/{{name:.+}}", model_action)
