@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import json
+import urllib.request
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from conftest import BridgeServer, StartServer
@@ -16,14 +19,22 @@ from gemini_http import (
     ECHO,
     HELLO,
     as_json,
-    comparable,
-    fold_chunks,
+    checked,
+    folded,
     make_client,
     model_url,
     pause,
     raw_stream,
     script_rule,
     text,
+)
+from gemini_validation import (
+    check_stream,
+    comparable,
+    parse_json_array,
+    validate_count,
+    validate_model,
+    validate_models,
 )
 from google import genai
 from google.genai import types
@@ -51,7 +62,7 @@ SLOW_WORDS = {
 
 
 def test_generate_content(client: genai.Client) -> None:
-    response = client.models.generate_content(model="sim-echo", contents=HELLO)
+    response = checked(client.models.generate_content(model="sim-echo", contents=HELLO))
     assert response.text == ECHO
     candidate = (response.candidates or [])[0]
     assert candidate.finish_reason == types.FinishReason.STOP and candidate.index == 0
@@ -84,21 +95,20 @@ def test_stream_wire_sdk_and_plain_answer_agree(bridge_server_factory: StartServ
     assert sse.chunks[-1]["candidates"][0]["finishReason"] == "STOP"
     assert all("usageMetadata" not in c for c in sse.chunks[:-1])
     assert len({c["responseId"] for c in sse.chunks}) == 1
-    wire = fold_chunks(sse.chunks)
+    wire = check_stream(sse.chunks)
     assert wire["candidates"][0]["content"]["parts"] == [{"text": "One, two, three."}]
     with make_client(server) as sdk:
         chunks = list(sdk.models.generate_content_stream(model="sim-echo", contents="count slowly"))
         assert "".join(c.text or "" for c in chunks) == "One, two, three."
         assert len(chunks) == len(sse.chunks)
-        from_sdk = fold_chunks([as_json(c) for c in chunks])
-        plain = sdk.models.generate_content(model="sim-echo", contents="count slowly")
+        from_sdk = folded(chunks)
+        plain = checked(sdk.models.generate_content(model="sim-echo", contents="count slowly"))
     assert comparable(from_sdk) == comparable(wire)
     assert comparable(as_json(plain)) == comparable(wire)
     # The same stream without alt=sse: one JSON array of the same chunks.
     reply = post(model_url(server, "sim-echo", "streamGenerateContent"), body)
     assert reply.status_code == 200 and reply.headers["content-type"].startswith("application/json")
-    array = reply.json()
-    assert isinstance(array, list) and comparable(fold_chunks(array)) == comparable(wire)
+    assert comparable(check_stream(parse_json_array(reply.text))) == comparable(wire)
 
 
 def test_chat_session_keeps_the_history(client: genai.Client) -> None:
@@ -119,7 +129,9 @@ def test_chat_session_keeps_the_history(client: genai.Client) -> None:
 
 def test_thoughts_only_when_asked(client: genai.Client) -> None:
     asked = types.GenerateContentConfig(thinking_config=types.ThinkingConfig(include_thoughts=True))
-    response = client.models.generate_content(model="sim-reasoning", contents=HELLO, config=asked)
+    response = checked(
+        client.models.generate_content(model="sim-reasoning", contents=HELLO, config=asked)
+    )
     parts = (response.candidates or [])[0].content.parts or []  # type: ignore[union-attr]
     thoughts = [p.text for p in parts if p.thought]
     assert thoughts and "Considering the request" in (thoughts[0] or "")
@@ -134,7 +146,8 @@ def test_thoughts_only_when_asked(client: genai.Client) -> None:
     streamed = list(
         client.models.generate_content_stream(model="sim-reasoning", contents=HELLO, config=asked)
     )
-    assert any(p.thought for c in streamed for p in (c.candidates or [])[0].content.parts or [])  # type: ignore[union-attr]
+    parts_streamed = folded(streamed)["candidates"][0]["content"]["parts"]
+    assert parts_streamed[0]["thought"] is True and parts_streamed[-1] == {"text": ECHO}
     plain = client.models.generate_content(model="sim-reasoning", contents=HELLO)
     plain_parts = (plain.candidates or [])[0].content.parts or []  # type: ignore[union-attr]
     assert not any(p.thought for p in plain_parts) and plain.text == ECHO
@@ -143,28 +156,35 @@ def test_thoughts_only_when_asked(client: genai.Client) -> None:
 
 def test_stop_sequences(client: genai.Client) -> None:
     config = types.GenerateContentConfig(stop_sequences=["SDK"])
-    response = client.models.generate_content(model="sim-echo", contents=HELLO, config=config)
+    response = checked(
+        client.models.generate_content(model="sim-echo", contents=HELLO, config=config)
+    )
     assert response.text == "You said: Hello from the "
     assert (response.candidates or [])[0].finish_reason == types.FinishReason.STOP
     chunks = list(
         client.models.generate_content_stream(model="sim-echo", contents=HELLO, config=config)
     )
-    assert "".join(c.text or "" for c in chunks) == "You said: Hello from the "
+    assert folded(chunks)["candidates"][0]["content"]["parts"] == [
+        {"text": "You said: Hello from the "}
+    ]
 
 
 def test_max_output_tokens_is_max_tokens(client: genai.Client) -> None:
     config = types.GenerateContentConfig(max_output_tokens=2)
-    response = client.models.generate_content(model="sim-echo", contents=HELLO, config=config)
+    response = checked(
+        client.models.generate_content(model="sim-echo", contents=HELLO, config=config)
+    )
     assert (response.candidates or [])[0].finish_reason == types.FinishReason.MAX_TOKENS
     assert response.text and len(response.text) < len(ECHO)
     chunks = list(
         client.models.generate_content_stream(model="sim-echo", contents=HELLO, config=config)
     )
-    assert (chunks[-1].candidates or [])[0].finish_reason == types.FinishReason.MAX_TOKENS
+    assert folded(chunks)["candidates"][0]["finishReason"] == "MAX_TOKENS"
 
 
 def test_count_tokens(client: genai.Client, bridge_server: BridgeServer) -> None:
     counted = client.models.count_tokens(model="sim-echo", contents=HELLO)
+    validate_count(as_json(counted))
     assert counted.total_tokens and counted.total_tokens > 0
     more = client.models.count_tokens(model="sim-echo", contents=HELLO + " " + HELLO)
     assert (more.total_tokens or 0) > counted.total_tokens
@@ -177,7 +197,12 @@ def test_count_tokens(client: genai.Client, bridge_server: BridgeServer) -> None
     assert reply.status_code == 200 and reply.json() == {"totalTokens": counted.total_tokens}
 
 
-def test_models_list_and_get(client: genai.Client) -> None:
+def test_models_list_and_get(client: genai.Client, bridge_server: BridgeServer) -> None:
+    # The wire first (the SDK renames fields: supportedGenerationMethods -> supported_actions).
+    google = {"x-goog-api-key": "k"}
+    for path in ("v1beta", "v1"):  # google-genai 3.x asks v1 by default, Gemini CLI v1beta
+        validate_models(get_json(f"{bridge_server.root_url}/{path}/models", google))
+        validate_model(get_json(f"{bridge_server.root_url}/{path}/models/sim-echo", google))
     listed = list(client.models.list())
     names = [m.name for m in listed]
     assert "models/sim-echo" in names and "models/sim-reasoning" in names
@@ -205,6 +230,13 @@ def test_async_client(bridge_server: BridgeServer) -> None:
     assert asyncio.run(run()) == (ECHO, ECHO)
 
 
+def get_json(url: str, headers: dict[str, str]) -> Any:
+    request = urllib.request.Request(url, headers=headers)
+    with urllib.request.urlopen(request, timeout=30) as response:
+        assert response.status == 200
+        return json.loads(response.read())
+
+
 PNG_1X1 = base64.b64decode(
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
 )
@@ -227,7 +259,7 @@ def test_keepalive_blank_lines_do_not_break_the_stream(bridge_server_factory: St
     body = {"contents": [{"parts": [{"text": "slow please"}]}]}
     _, sse = raw_stream(server, "sim-echo", body)
     assert sse.keepalives >= 2, "blank lines while the model was silent"
-    assert fold_chunks(sse.chunks)["candidates"][0]["content"]["parts"] == [
+    assert check_stream(sse.chunks)["candidates"][0]["content"]["parts"] == [
         {"text": "Thinking it over done."}
     ]
     with make_client(server) as sdk:

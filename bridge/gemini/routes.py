@@ -11,20 +11,18 @@ comment would stall Google's SDKs, a blank line between events is skipped by eve
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any
 
 from aiohttp import web
 
 from bridge.core import strict_json
-from bridge.core.backend import ChatRequest, ModelInfo
 from bridge.core.errors import ApiError
 from bridge.core.models import resolve_model
 from bridge.core.request_limits import check_request_shape, takes_model_slot
 from bridge.core.token_limits import chat_input_tokens
 from bridge.gemini import models
 from bridge.gemini.chunks import KEEPALIVE, Chunk, fold
+from bridge.gemini.count import count_request
 from bridge.gemini.errors import gemini_error_body
-from bridge.gemini.plan import parse_generate_request, plan_generate
 from bridge.gemini.prepare import prepare_generate
 from bridge.gemini.stream import generate_chunks
 from bridge.http import error_shapes
@@ -81,18 +79,6 @@ async def generate_content(request: web.Request, model_name: str) -> web.StreamR
 
 async def stream_generate_content(request: web.Request, model_name: str) -> web.StreamResponse:
     return await generate(request, model_name, stream=True)
-
-
-def count_request(body: Any, model: ModelInfo) -> ChatRequest:
-    """`{contents}` or `{generateContentRequest}` -> the editor chat whose input is counted.
-
-    Until the request side's count.py lands: the same parse and plan as generateContent."""
-    inner = body.get("generateContentRequest") if isinstance(body, dict) else None
-    request = inner if isinstance(inner, dict) else body
-    if isinstance(request, dict) and "contents" not in request and isinstance(body, dict):
-        request = {**request, "contents": body.get("contents")}
-    plan = plan_generate(parse_generate_request(request), model.id, model, False)
-    return plan.chat
 
 
 async def count_tokens(request: web.Request, model_name: str) -> web.StreamResponse:
