@@ -32,7 +32,7 @@ def as_json(response: Any) -> dict[str, Any]:
         mode="json",
         by_alias=True,
         exclude_none=True,
-        exclude={"sdk_http_response", "automatic_function_calling_history"},
+        exclude={"sdk_http_response", "automatic_function_calling_history", "parsed"},
     )
     return data
 
