@@ -142,6 +142,38 @@ def test_max_output_tokens_ends_with_max_tokens(bridge_server: BridgeServer) -> 
     assert 0 < whole["usageMetadata"]["candidatesTokenCount"] <= 3
 
 
+def test_stop_sequences_and_json_answers(bridge_server: BridgeServer) -> None:
+    stop = {"stopSequences": ["lighthouse"]}
+    body = {"contents": [user("Tell me about the lighthouse keeper.")], "generationConfig": stop}
+    whole = all_three(bridge_server, "sim-echo", body)
+    assert parts_of(whole) == [{"text": "You said: Tell me about the "}]
+    assert whole["candidates"][0]["finishReason"] == "STOP"
+    schema = {
+        "type": "object",
+        "properties": {"city": {"type": "string"}, "sunny": {"type": "boolean"}},
+        "required": ["city", "sunny"],
+    }
+    config = {"responseMimeType": "application/json", "responseJsonSchema": schema}
+    body = {"contents": [user("The weather, as JSON.")], "generationConfig": config}
+    whole = all_three(bridge_server, "sim-echo", body)
+    assert set(json.loads(parts_of(whole)[0]["text"])) == {"city", "sunny"}
+
+
+def test_a_wrong_key_is_refused_in_googles_envelope(bridge_server_factory: StartServer) -> None:
+    server = bridge_server_factory("--api-key", "right-key")
+    body = {"contents": [user("Hello")]}
+    path = "models/sim-echo:generateContent"
+    for headers, query in (({}, ""), ({"x-goog-api-key": "wrong"}, ""), ({}, "?key=wrong")):
+        reply = post(url(server, path) + query, body, headers=headers)
+        assert reply.status_code == 401, reply.text
+        validate_error(reply.json(), 401)
+    for headers, query in (({"x-goog-api-key": "right-key"}, ""), ({}, "?key=right-key")):
+        reply = post(url(server, path) + query, body, headers=headers)
+        assert reply.status_code == 200, reply.text
+        validate_answer(reply.json())
+    assert "right-key" not in server.stderr_text() and "wrong" not in server.stderr_text()
+
+
 def test_count_and_models(bridge_server: BridgeServer) -> None:
     reply = post(url(bridge_server, "models/sim-echo:countTokens"), {"contents": [user("Hello")]})
     assert reply.status_code == 200, reply.text
@@ -198,14 +230,17 @@ def test_not_json_and_an_unknown_model_get_google_errors(bridge_server: BridgeSe
 def test_an_error_after_the_stream_began_is_one_data_line(
     bridge_server_factory: StartServer,
 ) -> None:
-    # The pause lets the first part go out before the failure (in one batch, the failure
-    # would come first: a 502 before any chunk).
+    # The bridge holds its latest chunk (the last one carries the finish) until more comes or
+    # the model is silent for a keepalive: the pause, with a short keepalive, sends the text
+    # before the failure. Otherwise the failure comes first: a 502 before any chunk.
     failing = [
         {"type": "text", "text": "Partial answer"},
-        {"type": "pause", "seconds": 0.3},
+        {"type": "pause", "seconds": 0.5},
         {"type": "error", "code": "Other"},
     ]
-    server = bridge_server_factory(script={"rules": [{"match": "Fail midway", "reply": failing}]})
+    server = bridge_server_factory(
+        "--keepalive-seconds", "0.1", script={"rules": [{"match": "Fail midway", "reply": failing}]}
+    )
     body = {"contents": [user("Fail midway")]}
     chunks = parse_sse(sse_stream(server, "sim-echo", body).text).chunks
     error = check_failed_stream(chunks)

@@ -41,6 +41,8 @@ from google.genai import models as genai_models
 from google.genai import types
 from jsonschema import Draft202012Validator
 
+from bridge.gemini.chunks import fold as bridge_fold
+
 # --------------------------------------------------------------------------- good samples
 
 
@@ -275,3 +277,10 @@ def test_broken_counts_models_and_errors_fail(case: tuple[Any, dict[str, Any]]) 
 def test_an_error_whose_code_is_not_the_http_status_fails() -> None:
     with pytest.raises(AssertionError, match="HTTP status was 500"):
         validate_error(error(503, "UNAVAILABLE"), 500)
+
+
+@pytest.mark.parametrize("stream", [text_stream, tool_stream], ids=["text", "tool"])
+def test_the_bridge_fold_agrees_with_the_independent_one(stream: Any) -> None:
+    """bridge/gemini/chunks.py folds a stream into the non-streaming answer; this helper folds
+    on its own: on Google-shaped streams they must agree."""
+    assert bridge_fold(stream()) == check_stream(stream())

@@ -59,7 +59,7 @@ function recordingFetch(wire) {
 
 function client(baseUrl, wire) {
   return new GoogleGenAI({
-    apiKey: "unused",
+    apiKey: process.env.MAESTRO_TEST_GEMINI_KEY || "unused", // the bridge's --api-key, if any
     httpOptions: {
       baseUrl: baseUrl.replace(/\/v1\/?$/, ""),
       apiVersion: "v1beta",
@@ -170,7 +170,10 @@ async function errorsScenario(ai, model) {
     two_candidates: await refusal(() =>
       ai.models.generateContent({ model, contents, config: { candidateCount: 2 } }),
     ),
-    no_contents: await refusal(() => ai.models.generateContent({ model, contents: [] })),
+    // The SDK itself refuses empty contents; an image answer is the bridge's refusal.
+    image_answer: await refusal(() =>
+      ai.models.generateContent({ model, contents, config: { responseModalities: ["IMAGE"] } }),
+    ),
   };
   const chunks = [];
   let streamError = null;
