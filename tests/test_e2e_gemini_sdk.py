@@ -274,3 +274,21 @@ def test_keepalive_blank_lines_do_not_break_the_stream(bridge_server_factory: St
         )
     assert "".join(c.text or "" for c in chunks) == "Thinking it over done."
     assert streamed == "Thinking it over done."
+
+
+def test_a_silent_end_keeps_the_chat_turn(bridge_server_factory: StartServer) -> None:
+    """The model goes silent after its text, then ends: a keepalive tick sent the text, so the
+    last chunk has nothing but its finishReason. It carries one empty text part: Google's SDKs
+    take a chunk without parts as an invalid turn and drop it from a chat's history."""
+    script = {"rules": [script_rule("quiet", text("All said."), pause(1.5))]}
+    server = bridge_server_factory("--keepalive-seconds", "0.5", script=script)
+    _, sse = raw_stream(server, "sim-echo", {"contents": [{"parts": [{"text": "quiet"}]}]})
+    texts = [p["text"] for c in sse.chunks[:-1] for p in c["candidates"][0]["content"]["parts"]]
+    assert "".join(texts) == "All said." and sse.keepalives >= 1
+    last = sse.chunks[-1]["candidates"][0]
+    assert last["content"]["parts"] == [{"text": ""}] and last["finishReason"] == "STOP"
+    with make_client(server) as sdk:
+        chat = sdk.chats.create(model="sim-echo")
+        assert "".join(c.text or "" for c in chat.send_message_stream("quiet")) == "All said."
+        history = chat.get_history(curated=True)
+    assert [c.role for c in history][:2] == ["user", "model"], "the turn was kept"
