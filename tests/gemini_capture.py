@@ -14,7 +14,8 @@ with as little as Gemini CLI accepts:
   `run_shell_command` and the last user text mentions `tool_trigger`, a `functionCall` of it
   with `{"command": COMMAND}` (no id: the CLI makes one up); else `reply_text`. With `delay`
   seconds, a stream first waits that long, writing `keepalive_frame` (a blank line, what the
-  bridge sends while the model is silent) every `keepalive` seconds.
+  bridge sends while the model is silent) every `keepalive` seconds. With `stream_error`,
+  the streamed parts come without a finishReason, followed by `data: {"error": ...}`.
 * `POST /v1beta/models/{model}:countTokens`: `{"totalTokens": N}`, N from the body's size.
 * `GET /v1beta/models` and `GET /v1beta/models/{model}`: models named after the request.
 * anything else: 404 in Google's error envelope.
@@ -56,6 +57,9 @@ class GeminiCaptureServer(RecordingServer):
     delay: float = 0.0
     keepalive: float = 1.0
     keepalive_frame: bytes = b"\n"  # a blank line, as the bridge sends
+    # When set, a stream fails after its text: the parts without a finishReason, then this
+    # error as one `data:` line (how an error after the first chunk reaches the client).
+    stream_error: dict[str, Any] | None = None
 
     def generate_requests(self) -> list[dict[str, Any]]:
         """The generateContent and streamGenerateContent requests, in order."""
@@ -137,8 +141,12 @@ class GeminiCaptureServer(RecordingServer):
             waited += step
             if sse and waited < self.delay:
                 await response.write(self.keepalive_frame)
-        if sse:
-            await response.write(f"data: {json.dumps(answer)}\r\n\r\n".encode())
+        if sse and self.stream_error is not None:
+            del answer["candidates"][0]["finishReason"], answer["usageMetadata"]
+            await response.write(sse_line(answer))
+            await response.write(sse_line({"error": self.stream_error}))
+        elif sse:
+            await response.write(sse_line(answer))
         else:
             await response.write(json.dumps([answer]).encode())
         await response.write_eof()
@@ -184,6 +192,10 @@ def offered_functions(body: dict[str, Any]) -> set[str]:
             if isinstance(declaration, dict) and isinstance(declaration.get("name"), str):
                 names.add(declaration["name"])
     return names
+
+
+def sse_line(payload: dict[str, Any]) -> bytes:
+    return f"data: {json.dumps(payload)}\r\n\r\n".encode()
 
 
 def model_entry(model: str) -> dict[str, Any]:

@@ -115,6 +115,17 @@ def test_a_model_flag_asks_the_editor_model_by_name_without_the_router(
     assert models_and_roles(run) == {"sim-echo": ["main"]}
 
 
+def test_a_model_the_editor_lacks_ends_the_run_with_the_bridges_404_message(
+    bridge_server_factory: StartServer, tmp_path: Path
+) -> None:
+    server = bridge_server_factory(script={"rules": [text_rule("Say hello", ANSWER)]})
+    run = run_cli(server, tmp_path, TEXT_PROMPT, model="gemini-2.5-pro")
+    assert run.returncode == 1, run.report
+    # In JSON mode the error object goes to stderr, with Google's status as the CLI's class.
+    assert "ModelNotFoundError" in run.stderr, run.report
+    assert "The model 'gemini-2.5-pro' does not exist in the editor" in run.stderr, run.report
+
+
 def test_a_slow_model_is_kept_alive_until_it_answers(
     bridge_server_factory: StartServer, tmp_path: Path
 ) -> None:

@@ -277,6 +277,25 @@ def test_an_sse_comment_ends_the_run_with_an_error(tmp_path: Path) -> None:
     assert "Incomplete JSON segment at the end" in captured.run.stdout + captured.run.stderr
 
 
+def test_an_error_line_after_the_text_is_retried_then_reported_with_exit_code_0(
+    tmp_path: Path,
+) -> None:
+    """What Gemini CLI makes of a stream that fails after its first chunk: the SDK does not
+    raise on a `data: {"error": ...}` line, the CLI sees a stream without a finishReason,
+    retries it (4 requests in all, keeping the partial text of each) and reports an
+    INVALID_STREAM error, yet with exit code 0."""
+    error = {"code": 503, "message": "The editor model failed.", "status": "UNAVAILABLE"}
+    captured = capture_run(gemini_or_skip(), tmp_path, TEXT_CUSTOM, stream_error=error)
+    assert len(captured.requests) == 4, captured.run.report
+    assert captured.run.returncode == 0, captured.run.report
+    result = captured.run.json_result()
+    assert result["error"] == {
+        "type": "INVALID_STREAM",
+        "message": "Model stream ended without a finish reason.",
+    }
+    assert result["response"] == "hello from the capture server" * 4
+
+
 # ------------------------------------------------------------------ the saved captures
 
 
