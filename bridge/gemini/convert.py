@@ -78,6 +78,8 @@ def file_note(file: FileData) -> TextPart:
 def response_text(response: FunctionResponse) -> str:
     """A function's response as text: its `output` (or `error`) when that is all it holds."""
     body = response.response or {}
+    if not body:
+        return ""
     if len(body) == 1:
         ((key, value),) = body.items()
         if key == "output" and isinstance(value, str):

@@ -1,5 +1,7 @@
 """`GET /v1beta/models` and `GET /v1beta/models/{model}`: the editor's models as Gemini `Model`s.
 
+Also `GET /v1/models...` when a Google SDK asks (its key header; bridge/http/model_routes.py).
+
 Names are `models/<id>` (aliases listed under their own name, as `GET /v1/models` lists them).
 The editor tells the input window (`inputTokenLimit`) but no output limit, so
 `outputTokenLimit` is left out rather than made up. Pages follow Google's `pageSize` (default
@@ -99,8 +101,11 @@ async def list_models(request: web.Request) -> web.Response:
     return strict_json_response(model_page(models, names, size, offset))
 
 
-async def get_model(request: web.Request) -> web.Response:
+async def answer_model(request: web.Request, name: str) -> web.Response:
     models = await request.app[BACKEND].list_models()
     names = request.app[SETTINGS].model_names()
-    entry = one_model(bare_name(request.match_info["name"]), models, names)
-    return strict_json_response(gemini_model(entry))
+    return strict_json_response(gemini_model(one_model(bare_name(name), models, names)))
+
+
+async def get_model(request: web.Request) -> web.Response:
+    return await answer_model(request, request.match_info["name"])

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from bridge.core.backend import ChatRequest, ModelInfo
+from bridge.core.backend import ChatMessage, ChatRequest, ModelInfo, TextPart
 from bridge.core.chat_request import editor_chat
 from bridge.core.structured_output import OutputFormat
 from bridge.core.validation_errors import json_object
@@ -18,7 +18,9 @@ from bridge.gemini.convert import editor_messages
 from bridge.gemini.fields import bad_field, field_of, validated
 from bridge.gemini.options import include_thoughts, log_ignored, model_options, refuse_unsupported
 from bridge.gemini.protocol import GenerateContentRequest
+from bridge.gemini.response_format import enum_instruction, requested_format
 from bridge.gemini.stop import stop_sequences
+from bridge.gemini.tools import plan_tools
 
 JUSTIFICATION = "A Gemini API client (such as Gemini CLI) asked Maestro Bridge for this answer."
 
@@ -57,15 +59,30 @@ def plan_generate(
     `model_name` is the path's model, as the client wrote it (echoed as `modelVersion`)."""
     refuse_unsupported(request)
     config = request.generation_config
+    tools = plan_tools(request.tools, request.tool_config)
+    fmt = requested_format(config)
     stops = stop_sequences(config.stop_sequences if config is not None else None)
     messages = editor_messages(request.contents, request.system_instruction)
     if not any(message.role == "user" for message in messages):
         raise bad_field("contents", "The contents hold nothing the model can read.")
-    chat = editor_chat(model.id, messages, [], "auto", model_options(request), None, JUSTIFICATION)
+    if fmt.enum_values:
+        # First, with the other system-like text: the last message stays the client's.
+        instruction = TextPart(value=enum_instruction(fmt.enum_values))
+        messages.insert(0, ChatMessage(role="user", content=[instruction]))
+    chat = editor_chat(
+        model.id,
+        messages,
+        tools.tools,
+        tools.mode,
+        model_options(request),
+        fmt.output,
+        JUSTIFICATION,
+    )
     return GeminiPlan(
         chat=chat,
         model=model_name,
         stream=stream,
         stop_sequences=stops,
         include_thoughts=include_thoughts(request),
+        output_format=fmt.output,
     )

@@ -11,20 +11,18 @@ comment would stall Google's SDKs, a blank line between events is skipped by eve
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any
 
 from aiohttp import web
 
 from bridge.core import strict_json
-from bridge.core.backend import ChatRequest, ModelInfo
 from bridge.core.errors import ApiError
 from bridge.core.models import resolve_model
 from bridge.core.request_limits import check_request_shape, takes_model_slot
 from bridge.core.token_limits import chat_input_tokens
 from bridge.gemini import models
 from bridge.gemini.chunks import KEEPALIVE, Chunk, fold
+from bridge.gemini.count import count_request
 from bridge.gemini.errors import gemini_error_body
-from bridge.gemini.plan import parse_generate_request, plan_generate
 from bridge.gemini.prepare import prepare_generate
 from bridge.gemini.stream import generate_chunks
 from bridge.http import error_shapes
@@ -35,7 +33,10 @@ from bridge.http.sse_response import stream_events
 PREFIX = "/v1beta"
 KEEPALIVE_FRAME = b"\n"
 # The POSTs that ask the model or its token counter (a model slot each).
-MODEL_ACTIONS = r"/v1beta/models/.+:(generateContent|streamGenerateContent|countTokens)"
+MODEL_ACTIONS = r"/v1(beta)?/models/.+:(generateContent|streamGenerateContent|countTokens)"
+# google-genai (Python, 3.x) asks the Gemini API's `v1` by default; Gemini CLI `v1beta`. Only the
+# POSTs are mounted under `/v1` (its GETs are OpenAI's, bridge/http/model_routes.py).
+VERSION_PREFIXES = (PREFIX, "/v1")
 
 Action = Callable[[web.Request, str], Awaitable[web.StreamResponse]]
 
@@ -80,18 +81,6 @@ async def stream_generate_content(request: web.Request, model_name: str) -> web.
     return await generate(request, model_name, stream=True)
 
 
-def count_request(body: Any, model: ModelInfo) -> ChatRequest:
-    """`{contents}` or `{generateContentRequest}` -> the editor chat whose input is counted.
-
-    Until the request side's count.py lands: the same parse and plan as generateContent."""
-    inner = body.get("generateContentRequest") if isinstance(body, dict) else None
-    request = inner if isinstance(inner, dict) else body
-    if isinstance(request, dict) and "contents" not in request and isinstance(body, dict):
-        request = {**request, "contents": body.get("contents")}
-    plan = plan_generate(parse_generate_request(request), model.id, model, False)
-    return plan.chat
-
-
 async def count_tokens(request: web.Request, model_name: str) -> web.StreamResponse:
     backend = request.app[BACKEND]
     settings = request.app[SETTINGS]
@@ -129,4 +118,5 @@ def mount(app: web.Application) -> None:
     takes_model_slot(app, pattern=MODEL_ACTIONS)
     app.router.add_get(f"{PREFIX}/models", models.list_models)
     app.router.add_get(f"{PREFIX}/models/{{name:.+}}", models.get_model)
-    app.router.add_post(f"{PREFIX}/models/{{name:.+}}", model_action)
+    for prefix in VERSION_PREFIXES:
+        app.router.add_post(f"{prefix}/models/{{name:.+}}", model_action)
