@@ -79,6 +79,8 @@ def test_max_output_tokens_and_temperature(config: dict[str, Any]) -> None:
     [
         ([], None),
         ({"contents": []}, "contents"),
+        ({"contents": [], "systemInstruction": "Be brief."}, "contents"),
+        ({"contents": [{"parts": [{"text": "x", "thought": True}]}]}, "contents"),
         ({"contents": [{"parts": [{"text": 3}]}]}, "contents[0].parts[0].text"),
         ({"contents": [{"role": "x", "parts": [{"text": "a"}]}]}, "contents[0].role"),
         (body(generationConfig={"maxOutputTokens": 0}), "generationConfig.maxOutputTokens"),

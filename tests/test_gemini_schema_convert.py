@@ -138,3 +138,8 @@ def test_a_plain_json_schema_is_unchanged() -> None:
     }
     assert json_schema_with_lower_types(schema, "p") == schema
     assert json_schema_with_lower_types(True, "p") is True
+
+
+def test_odd_values_are_kept_for_the_schema_check_to_judge() -> None:
+    assert convert({"anyOf": 3, "nullable": True}) == {"anyOf": 3}
+    assert convert({"items": [None, {"type": "STRING"}]}) == {"items": [None, {"type": "string"}]}

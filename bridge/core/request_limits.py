@@ -60,6 +60,16 @@ def json_shape(value: Any, depth_limit: int, max_values: int) -> tuple[bool, int
     return False, counted
 
 
+def _declared(tool: Any) -> int:
+    """How many tools one entry of `tools` offers: a Gemini entry declares several functions
+    (`functionDeclarations`), any other entry is one tool."""
+    if isinstance(tool, dict):
+        for key in ("functionDeclarations", "function_declarations"):
+            if isinstance(tool.get(key), list):
+                return len(tool[key])
+    return 1
+
+
 def _offered_tools(body: dict[str, Any]) -> int:
     """Tools in `tools` plus those in `additional_tools` input items (Codex sends both)."""
     lists = [body.get("tools")]
@@ -70,7 +80,7 @@ def _offered_tools(body: dict[str, Any]) -> int:
             for item in items
             if isinstance(item, dict) and item.get("type") == "additional_tools"
         ]
-    return sum(len(tools) for tools in lists if isinstance(tools, list))
+    return sum(sum(map(_declared, tools)) for tools in lists if isinstance(tools, list))
 
 
 def check_request_shape(body: Any, limits: Limits, items: str = "input") -> None:
@@ -102,8 +112,9 @@ def check_request_shape(body: Any, limits: Limits, items: str = "input") -> None
         offered = _offered_tools(body)
         if offered > limits.maxTools:
             raise invalid_request(
-                f"Too many tools: at most {limits.maxTools} in `tools` and `additional_tools` "
-                f"input items together, got {offered}.",
+                f"Too many tools: at most {limits.maxTools} in `tools` (with Gemini's "
+                "function declarations) and `additional_tools` input items together, "
+                f"got {offered}.",
                 param="tools",
                 code="array_above_max_length",
             )

@@ -122,7 +122,7 @@ class _Conversation:
                 ChatMessage(role="assistant" if role == "assistant" else "user", content=parts)
             )
 
-    def call(self, call: FunctionCall, param: str) -> ToolCallPart:
+    def call(self, call: FunctionCall) -> ToolCallPart:
         call_id = self.pairing.call(call.id, call.name)
         return ToolCallPart(callId=call_id, name=call.name, input=call.args or {})
 
@@ -133,10 +133,7 @@ class _Conversation:
     def part(self, part: Part, param: str, model: bool) -> list[MessagePart]:
         if part.thought:
             return []
-        if part.function_call is not None:
-            return [self.call(part.function_call, f"{param}.functionCall")]
-        if part.function_response is not None:
-            return [self.response(part.function_response, f"{param}.functionResponse")]
+        # A part holds one of these (a proto `oneof`); a client sending more loses none.
         parts: list[MessagePart] = []
         if part.text:
             parts.append(TextPart(value=part.text))
@@ -157,6 +154,10 @@ class _Conversation:
                     f"{result.output or ''}"
                 )
             )
+        if part.function_call is not None:
+            parts.append(self.call(part.function_call))
+        if part.function_response is not None:
+            parts.append(self.response(part.function_response, f"{param}.functionResponse"))
         return parts
 
     def content(self, content: Content, param: str) -> None:

@@ -63,7 +63,7 @@ def plan_generate(
     fmt = requested_format(config)
     stops = stop_sequences(config.stop_sequences if config is not None else None)
     messages = editor_messages(request.contents, request.system_instruction)
-    if not any(message.role == "user" for message in messages):
+    if not request.contents or not any(message.role == "user" for message in messages):
         raise bad_field("contents", "The contents hold nothing the model can read.")
     if fmt.enum_values:
         # First, with the other system-like text: the last message stays the client's.

@@ -60,31 +60,26 @@ def _nullable(schema: dict[str, Any]) -> None:
         schema["type"] = [kind, "null"]
     elif isinstance(kind, list) and "null" not in kind:
         schema["type"] = [*kind, "null"]
-    elif kind is None and "anyOf" in schema:
+    elif kind is None and isinstance(schema.get("anyOf"), list):
         schema["anyOf"] = [*schema["anyOf"], {"type": "null"}]
     if isinstance(schema.get("enum"), list) and None not in schema["enum"]:
         schema["enum"] = [*schema["enum"], None]
 
 
 def _subschemas(key: str, value: Any, param: str, depth: int, openapi: bool) -> Any:
-    """The value of `key` with each subschema in it converted."""
+    """The value of `key` with each subschema in it converted (a non-object is kept: the
+    schema check, or the provider, judges it)."""
     where = f"{param}.{key}"
+
+    def sub(schema: Any, at: str) -> Any:
+        return _convert(schema, at, depth + 1, openapi) if isinstance(schema, dict) else schema
+
     if key in ONE and isinstance(value, dict):
-        return _convert(value, where, depth + 1, openapi)
-    if key == "items" and isinstance(value, list):  # older JSON Schema's tuple form
-        return [_convert(v, f"{where}[{i}]", depth + 1, openapi) for i, v in enumerate(value)]
+        return sub(value, where)
+    if key in (*LISTS, "items") and isinstance(value, list):  # `items`: the old tuple form
+        return [sub(item, f"{where}[{index}]") for index, item in enumerate(value)]
     if key in MAPS and isinstance(value, dict):
-        return {
-            name: _convert(sub, f"{where}.{name}", depth + 1, openapi)
-            if isinstance(sub, dict)
-            else sub
-            for name, sub in value.items()
-        }
-    if key in LISTS and isinstance(value, list):
-        return [
-            _convert(sub, f"{where}[{i}]", depth + 1, openapi) if isinstance(sub, dict) else sub
-            for i, sub in enumerate(value)
-        ]
+        return {name: sub(item, f"{where}.{name}") for name, item in value.items()}
     return value
 
 
