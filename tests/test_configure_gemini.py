@@ -96,6 +96,11 @@ def test_merge_keeps_crlf_line_breaks() -> None:
     assert [(c.key, c.old, c.new) for c in changes] == [("GEMINI_MODEL", "old", "new")]
 
 
+def test_a_byte_order_mark_does_not_hide_the_first_entry() -> None:
+    text, _ = merge_env("\ufeffGEMINI_MODEL=old\n", {"GEMINI_MODEL": "new"})
+    assert text == "\ufeffGEMINI_MODEL=new\n"
+
+
 def test_a_value_with_a_colon_separator_or_spaces_is_found() -> None:
     assert parse_dotenv("GEMINI_MODEL: x\n  GEMINI_API_KEY = ' k ' \n") == {
         "GEMINI_MODEL": "x",

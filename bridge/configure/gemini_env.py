@@ -23,7 +23,7 @@ from bridge.configure.config_file import Change, ConfigError
 # the value is a quoted string (which may span lines) or the rest of the line up to a `#`.
 DOTENV_ENTRY = re.compile(
     r"""
-    ^ \s* (?:export\s+)?
+    ^ [\s\ufeff]* (?:export\s+)?          # JavaScript's \s also takes a byte order mark
     ([\w.-]+)                          # 1: the name
     (\s*=\s*? | :\s+?)                 # 2: `=` or `: `
     (                                  # 3: the value
@@ -34,6 +34,7 @@ DOTENV_ENTRY = re.compile(
     """,
     re.MULTILINE | re.VERBOSE,
 )
+_INDENT = re.compile(r"[ \t\ufeff]*")  # kept as it is when an entry is replaced
 _QUOTED = re.compile(r"^(['\"`])([\s\S]*)\1$", re.MULTILINE)
 # Written without quotes: what dotenv reads back unchanged (no `#`, quote or outer blank).
 _BARE = re.compile(r"[\w./:@+=,~%-]+")
@@ -52,7 +53,7 @@ def _unix(text: str) -> str:
 class _Entry:
     name: str
     value: str  # as dotenv reads it
-    start: int  # the entry's lines in the text: from the start of the name's line
+    start: int  # the entry's lines in the text: from the name's line (after its indent)
     end: int  # to the end of the value's line (before its line break)
     comment: str  # a `# ...` after the value on that line, else ""
 
@@ -68,6 +69,7 @@ def _entries(text: str) -> list[_Entry]:
         # From the start of the name's line to the end of the value's line: dotenv's
         # trailing `\s*(?:#.*)?` may reach into the following lines, which are not ours.
         start = text.rfind("\n", 0, match.start(1)) + 1
+        start = _INDENT.match(text, start).end()  # type: ignore[union-attr]  # always matches
         value_end = match.end(3) if match.group(3) is not None else match.end(2)
         end = text.find("\n", value_end)
         end = len(text) if end < 0 else end
