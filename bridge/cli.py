@@ -305,6 +305,11 @@ Aider (and other Chat Completions clients: base URL {url}):
         "$" + key_env if api_key else "unused"
     } --model openai/{model}
 
+Gemini CLI (and other Gemini API clients: base URL {url.removesuffix("/v1")}):
+  GOOGLE_GEMINI_BASE_URL={url.removesuffix("/v1")} GEMINI_API_KEY={
+        "$" + key_env if api_key else "unused"
+    } gemini -m {model}
+
 curl:
   curl -sN {url}/responses -H 'Content-Type: application/json' {auth}\\
     -d '{{"model": "{model}", "input": "Hello!", "stream": true}}'

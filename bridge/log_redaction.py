@@ -15,7 +15,9 @@ import re
 _KEY_FIELD = re.compile(r"""(["']?api_?key["']?\s*[:=]\s*["'])[^"']*(["'])""", re.IGNORECASE)
 _BEARER = re.compile(r"(bearer\s+)[^\s\"',]+", re.IGNORECASE)
 # How a key may be quoted in a header aiohttp refused: `b'x-api-key: KEY\x01'`.
-_KEY_HEADER = re.compile(r"(x-api-key\s*:\s*)[^\s\"',\\]+", re.IGNORECASE)
+_KEY_HEADER = re.compile(r"(x-(?:goog-)?api-key\s*:\s*)[^\s\"',\\]+", re.IGNORECASE)
+# Google's clients may put the key in the URL (`?key=...`), which a logged request line quotes.
+_KEY_QUERY = re.compile(r"([?&]key=)[^\s&#\"']+", re.IGNORECASE)
 _FORMATTER = logging.Formatter()
 
 
@@ -29,6 +31,7 @@ class RedactSecrets(logging.Filter):
     def redact(self, text: str) -> str:
         clean = _BEARER.sub(r"\1***", _KEY_FIELD.sub(r"\1***\2", text))
         clean = _KEY_HEADER.sub(r"\1***", clean)
+        clean = _KEY_QUERY.sub(r"\1***", clean)
         for secret in self.secrets:
             clean = clean.replace(secret, "***")
         return clean

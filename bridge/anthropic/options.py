@@ -13,6 +13,7 @@ import logging
 from typing import Any
 
 from bridge.anthropic.protocol import MessagesRequest
+from bridge.core.reasoning import budget_effort
 
 log = logging.getLogger(__name__)
 
@@ -24,19 +25,7 @@ IGNORED_KEYS = (
     "container",
     "mcp_servers",
 )
-# Claude Code's "think" asked for 4,000 tokens, "think hard" 10,000, "ultrathink" 31,999.
-LOW_BUDGET_MAX = 4_096
-MEDIUM_BUDGET_MAX = 16_384
 EFFORTS = {"low": "low", "medium": "medium", "high": "high", "max": "xhigh", "xhigh": "xhigh"}
-
-
-def budget_effort(budget: int) -> str:
-    """A thinking budget in tokens -> the editor's reasoning effort."""
-    if budget <= LOW_BUDGET_MAX:
-        return "low"
-    if budget <= MEDIUM_BUDGET_MAX:
-        return "medium"
-    return "high"
 
 
 def reasoning_effort(request: MessagesRequest) -> str | None:

@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 from bridge.core.errors import invalid_request
+from bridge.core.stop_sequences import MAX_STOP_CHARS, MAX_STOP_SEQUENCES
 
-# OpenAI takes up to 4; clients built for other servers send a few more. The bound keeps the
-# cutter's work per text delta small (it looks for every sequence in the held tail).
-MAX_STOP_SEQUENCES = 16
-MAX_STOP_CHARS = 1_000
+__all__ = ["MAX_STOP_CHARS", "MAX_STOP_SEQUENCES", "stop_sequences"]
 
 
 def stop_sequences(stop: str | list[str] | None) -> list[str]:

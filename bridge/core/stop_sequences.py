@@ -12,6 +12,12 @@ from __future__ import annotations
 
 from bridge.core.backend import ResponsePart, TextPart
 
+# What a request may ask for (the dialects answer a 400 beyond). OpenAI takes up to 4, Google 5;
+# clients built for other servers send a few more. The bound keeps the cutter's work per text
+# delta small (it looks for every sequence in the held tail).
+MAX_STOP_SEQUENCES = 16
+MAX_STOP_CHARS = 1_000
+
 
 class StopSequenceCutter:
     """Feed text deltas, get the text safe to emit now; `matched` names the sequence found."""

@@ -8,9 +8,19 @@ decided by the route (`:generateContent` or `:streamGenerateContent`), not by th
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
-from bridge.core.backend import ChatRequest
+from bridge.core.backend import ChatMessage, ChatRequest, ModelInfo, TextPart
+from bridge.core.chat_request import editor_chat
 from bridge.core.structured_output import OutputFormat
+from bridge.core.validation_errors import json_object
+from bridge.gemini.convert import editor_messages
+from bridge.gemini.fields import bad_field, field_of, validated
+from bridge.gemini.options import include_thoughts, log_ignored, model_options, refuse_unsupported
+from bridge.gemini.protocol import GenerateContentRequest
+from bridge.gemini.response_format import enum_instruction, requested_format
+from bridge.gemini.stop import stop_sequences
+from bridge.gemini.tools import plan_tools
 
 JUSTIFICATION = "A Gemini API client (such as Gemini CLI) asked Maestro Bridge for this answer."
 
@@ -27,3 +37,52 @@ class GeminiPlan:
     input_tokens: int | None = None  # counted by the editor before sending, when it was
     # JSON the client asked for (`responseMimeType` + a schema); `checked_format` adds its checker.
     output_format: OutputFormat | None = None
+
+
+def parse_generate_request(body: Any) -> GenerateContentRequest:
+    """Validate a decoded JSON body; raises ApiError (400) naming the offending field."""
+    body = json_object(body)
+    if field_of(body, "contents") is None:
+        raise bad_field(
+            "contents", "Missing required parameter: `contents`.", "missing_required_parameter"
+        )
+    request = validated(body, GenerateContentRequest)
+    log_ignored(body)
+    return request
+
+
+def plan_generate(
+    request: GenerateContentRequest, model_name: str, model: ModelInfo, stream: bool
+) -> GeminiPlan:
+    """Everything decided before the editor is asked (pure; raises ApiError 400 on bad input).
+
+    `model_name` is the path's model, as the client wrote it (echoed as `modelVersion`)."""
+    refuse_unsupported(request)
+    config = request.generation_config
+    tools = plan_tools(request.tools, request.tool_config)
+    fmt = requested_format(config)
+    stops = stop_sequences(config.stop_sequences if config is not None else None)
+    messages = editor_messages(request.contents, request.system_instruction)
+    if not any(message.role == "user" for message in messages):
+        raise bad_field("contents", "The contents hold nothing the model can read.")
+    if fmt.enum_values:
+        # First, with the other system-like text: the last message stays the client's.
+        instruction = TextPart(value=enum_instruction(fmt.enum_values))
+        messages.insert(0, ChatMessage(role="user", content=[instruction]))
+    chat = editor_chat(
+        model.id,
+        messages,
+        tools.tools,
+        tools.mode,
+        model_options(request),
+        fmt.output,
+        JUSTIFICATION,
+    )
+    return GeminiPlan(
+        chat=chat,
+        model=model_name,
+        stream=stream,
+        stop_sequences=stops,
+        include_thoughts=include_thoughts(request),
+        output_format=fmt.output,
+    )

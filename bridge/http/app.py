@@ -18,6 +18,7 @@ from bridge.core.request_limits import (
     TimedBackend,
     concurrency_middleware,
 )
+from bridge.gemini import routes as gemini
 from bridge.http import model_routes, security
 from bridge.http.app_keys import BACKEND, SETTINGS
 from bridge.http.body_deadline import read_body_first
@@ -35,6 +36,7 @@ DIALECTS: tuple[Callable[[web.Application], None], ...] = (
     responses.mount,
     anthropic.mount,
     chat.mount,
+    gemini.mount,
 )
 
 

@@ -56,12 +56,25 @@ def one_model(
     return _both_shapes(model_object(model, alias=requested))
 
 
+# Google's SDKs send their key in this header, and google-genai (Python, 3.x) asks the Gemini
+# API's `v1` by default: `GET /v1/models` is then theirs, answered in Google's shape.
+GEMINI_HEADER = "x-goog-api-key"
+
+
 async def list_models(request: web.Request) -> web.Response:
+    if GEMINI_HEADER in request.headers:
+        from bridge.gemini import models as gemini  # the dialect imports this module
+
+        return await gemini.list_models(request)
     models = await request.app[BACKEND].list_models()
     return strict_json_response(model_list(models, request.app[SETTINGS].model_names()))
 
 
 async def get_model(request: web.Request) -> web.Response:
+    if GEMINI_HEADER in request.headers:
+        from bridge.gemini import models as gemini
+
+        return await gemini.answer_model(request, request.match_info["id"])
     models = await request.app[BACKEND].list_models()
     names = request.app[SETTINGS].model_names()
     return strict_json_response(one_model(request.match_info["id"], models, names))

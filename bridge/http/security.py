@@ -67,8 +67,7 @@ class AccessPolicy:
     def key_accepted(self, request: web.Request) -> bool:
         if self.api_key is None or request.path in UNAUTHENTICATED_PATHS:
             return True
-        auth = request.headers.get("Authorization", "")
-        given = auth[7:] if auth[:7].lower() == "bearer " else request.headers.get("x-api-key", "")
+        given = _given_key(request)
         # aiohttp hands non-UTF-8 header bytes over as surrogate escapes: turn them back into
         # the bytes that were sent (a wrong key), rather than fail to encode them.
         try:
@@ -77,6 +76,26 @@ class AccessPolicy:
             return False
         # Constant time: the comparison must not reveal how much of a guess was right.
         return hmac.compare_digest(sent, self.api_key)
+
+
+# Google's clients send the key as `x-goog-api-key`, or as `?key=` in the URL (only taken under
+# Google's own paths: a key in a URL ends up in logs and histories, the other dialects never
+# needed it).
+QUERY_KEY_PREFIXES = ("/v1beta/",)
+
+
+def _given_key(request: web.Request) -> str:
+    """The key the request carries: `Authorization: Bearer`, `x-api-key`, `x-goog-api-key`,
+    or `?key=` on Google's paths ("" when none)."""
+    auth = request.headers.get("Authorization", "")
+    if auth[:7].lower() == "bearer ":
+        return auth[7:]
+    for header in ("x-api-key", "x-goog-api-key"):
+        if header in request.headers:
+            return request.headers[header]
+    if request.path.startswith(QUERY_KEY_PREFIXES):
+        return request.query.get("key", "")
+    return ""
 
 
 def _forbidden(message: str, code: str) -> ApiError:
@@ -116,8 +135,8 @@ def access_middleware(policy: AccessPolicy) -> Any:
         if not policy.key_accepted(request):
             raise ApiError(
                 401,
-                "Missing or wrong API key: send `Authorization: Bearer <key>` (or `x-api-key`) "
-                "with the key set in the editor.",
+                "Missing or wrong API key: send `Authorization: Bearer <key>` (or `x-api-key`, "
+                "or for the Gemini API `x-goog-api-key`) with the key set in the editor.",
                 type="authentication_error",
                 code="invalid_api_key",
             )

@@ -1,0 +1,484 @@
+"""`parse_generate_request` + `plan_generate`: options, tools, formats, stops, the 400s."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import pytest
+from counting_backend import CountingBackend
+
+from bridge.core.backend import ChatTool, ModelInfo, TextPart, ToolCallPart, ToolResultPart
+from bridge.core.errors import ApiError
+from bridge.core.models import ModelNames
+from bridge.core.structured_output import OutputFormat
+from bridge.gemini.count import count_request
+from bridge.gemini.plan import JUSTIFICATION, GeminiPlan, parse_generate_request, plan_generate
+from bridge.gemini.prepare import prepare_generate
+from bridge.gemini.tools import EMPTY_SCHEMA
+
+MODEL = ModelInfo(id="sim-echo", maxInputTokens=100_000)
+
+
+def body(**extra: Any) -> dict[str, Any]:
+    return {"contents": [{"role": "user", "parts": [{"text": "hi"}]}], **extra}
+
+
+def plan(**extra: Any) -> GeminiPlan:
+    return plan_generate(parse_generate_request(body(**extra)), "gemini-2.5-flash", MODEL, False)
+
+
+def error(raw: Any) -> ApiError:
+    with pytest.raises(ApiError) as caught:
+        plan_generate(parse_generate_request(raw), "gemini-2.5-flash", MODEL, False)
+    assert caught.value.status == 400
+    assert caught.value.message
+    return caught.value
+
+
+def test_a_minimal_request() -> None:
+    got = plan()
+    assert got.model == "gemini-2.5-flash" and got.chat.model == "sim-echo"
+    assert got.stream is False and got.stop_sequences == [] and got.include_thoughts is False
+    assert got.output_format is None and got.chat.modelOptions == {}
+    assert got.chat.tools == [] and got.chat.toolMode == "auto"
+    assert got.chat.justification == JUSTIFICATION
+    assert [m.role for m in got.chat.messages] == ["user"]
+    assert got.chat.messages[0].content == [TextPart(value="hi")]
+
+
+def test_the_stream_flag_comes_from_the_route() -> None:
+    request = parse_generate_request(body())
+    assert plan_generate(request, "gemini-2.5-flash", MODEL, True).stream is True
+
+
+@pytest.mark.parametrize("key", ["systemInstruction", "system_instruction"])
+def test_the_system_instruction_comes_first(key: str) -> None:
+    got = plan(**{key: {"role": "system", "parts": [{"text": "Be brief."}]}})
+    assert [m.content for m in got.chat.messages] == [
+        [TextPart(value="Be brief.")],
+        [TextPart(value="hi")],
+    ]
+    assert plan(**{key: "Be brief."}).chat.messages[0].content == [TextPart(value="Be brief.")]
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        {"maxOutputTokens": 50, "temperature": 0.5},
+        {"max_output_tokens": 50, "temperature": 0.5},
+    ],
+)
+def test_max_output_tokens_and_temperature(config: dict[str, Any]) -> None:
+    got = plan(generationConfig=config)
+    assert got.chat.modelOptions == {"maxOutputTokens": 50, "temperature": 0.5}
+
+
+@pytest.mark.parametrize(
+    ("raw", "param"),
+    [
+        ([], None),
+        ({"contents": []}, "contents"),
+        ({"contents": [{"parts": [{"text": 3}]}]}, "contents[0].parts[0].text"),
+        ({"contents": [{"role": "x", "parts": [{"text": "a"}]}]}, "contents[0].role"),
+        (body(generationConfig={"maxOutputTokens": 0}), "generationConfig.maxOutputTokens"),
+        (body(generation_config={"temperature": "hot"}), "generationConfig.temperature"),
+    ],
+)
+def test_bad_bodies_name_the_field(raw: Any, param: str | None) -> None:
+    assert error(raw).param == param
+
+
+def declaration(name: str, **extra: Any) -> dict[str, Any]:
+    return {"name": name, "description": f"the {name} tool", **extra}
+
+
+def tools(*declarations: dict[str, Any], **extra: Any) -> list[dict[str, Any]]:
+    return [{"functionDeclarations": list(declarations)}, *([extra] if extra else [])]
+
+
+def test_function_declarations_become_tools() -> None:
+    got = plan(
+        tools=tools(
+            declaration(
+                "ls", parameters={"type": "OBJECT", "properties": {"d": {"type": "STRING"}}}
+            ),
+            declaration("pwd"),
+            declaration("cat", parametersJsonSchema={"type": "object", "required": ["p"]}),
+        )
+    )
+    assert got.chat.tools == [
+        ChatTool(
+            name="ls",
+            description="the ls tool",
+            inputSchema={"type": "object", "properties": {"d": {"type": "string"}}},
+        ),
+        ChatTool(name="pwd", description="the pwd tool", inputSchema=EMPTY_SCHEMA),
+        ChatTool(
+            name="cat",
+            description="the cat tool",
+            inputSchema={"type": "object", "required": ["p"]},
+        ),
+    ]
+    assert got.chat.toolMode == "auto"
+
+
+def test_hosted_tools_are_left_out_and_names_stay_unique() -> None:
+    got = plan(
+        tools=[
+            {"googleSearch": {}},
+            {"function_declarations": [declaration("a"), declaration("a", description="2nd")]},
+            {"codeExecution": {}, "urlContext": {}},
+        ]
+    )
+    assert [(t.name, t.description) for t in got.chat.tools] == [("a", "the a tool")]
+
+
+@pytest.mark.parametrize(
+    ("config", "names", "mode"),
+    [
+        ({"mode": "AUTO"}, ["a", "b"], "auto"),
+        ({"mode": "VALIDATED"}, ["a", "b"], "auto"),
+        ({"mode": "any"}, ["a", "b"], "required"),
+        ({"mode": "NONE"}, [], "auto"),
+        ({"mode": "ANY", "allowedFunctionNames": ["b"]}, ["b"], "required"),
+        ({"allowed_function_names": ["a"]}, ["a"], "auto"),
+    ],
+)
+def test_function_calling_config(config: dict[str, Any], names: list[str], mode: str) -> None:
+    got = plan(
+        tools=tools(declaration("a"), declaration("b")),
+        toolConfig={"functionCallingConfig": config},
+    )
+    assert [t.name for t in got.chat.tools] == names and got.chat.toolMode == mode
+
+
+def test_generation_config_options_and_thinking() -> None:
+    got = plan(
+        generationConfig={
+            "topP": 0.9,
+            "topK": 40,
+            "seed": 7,
+            "candidateCount": 1,
+            "thinkingConfig": {"includeThoughts": True, "thinkingBudget": 8000},
+        }
+    )
+    assert got.chat.modelOptions == {"topP": 0.9, "reasoningEffort": "medium"}
+    assert got.include_thoughts is True
+
+
+@pytest.mark.parametrize(
+    ("thinking", "effort"),
+    [
+        ({"thinkingLevel": "LOW"}, "low"),
+        ({"thinking_level": "high"}, "high"),
+        ({"thinkingBudget": 0}, "none"),
+        ({"thinkingBudget": -1}, None),
+        ({"thinkingBudget": 30000}, "high"),
+        ({"thinkingLevel": "galaxy"}, None),
+    ],
+)
+def test_thinking_config_becomes_an_effort(thinking: dict[str, Any], effort: str | None) -> None:
+    options = plan(generationConfig={"thinkingConfig": thinking}).chat.modelOptions
+    assert options.get("reasoningEffort") == effort
+
+
+def test_stop_sequences() -> None:
+    got = plan(generationConfig={"stopSequences": ["END", "", "END", "##"]})
+    assert got.stop_sequences == ["END", "##"]
+
+
+def test_json_with_a_response_schema() -> None:
+    got = plan(
+        generationConfig={
+            "responseMimeType": "application/json",
+            "responseSchema": {"type": "OBJECT", "properties": {"n": {"type": "INTEGER"}}},
+        }
+    )
+    assert got.output_format == OutputFormat(
+        "json_schema", schema={"type": "object", "properties": {"n": {"type": "integer"}}}
+    )
+    assert got.output_format is not None
+    assert got.output_format.param == "generationConfig.responseSchema"
+    assert "responseFormat" in got.chat.modelOptions
+    first = got.chat.messages[0].content[0]
+    assert isinstance(first, TextPart) and "JSON Schema" in first.value
+
+
+def test_json_with_a_response_json_schema_and_without_any() -> None:
+    fmt = plan(
+        generationConfig={
+            "response_mime_type": "application/json",
+            "response_json_schema": {"type": "OBJECT", "properties": {"x": {"type": "STRING"}}},
+        }
+    ).output_format
+    assert fmt is not None and fmt.param == "generationConfig.responseJsonSchema"
+    assert fmt.schema == {"type": "object", "properties": {"x": {"type": "string"}}}
+    bare = plan(generationConfig={"responseMimeType": "application/json"}).output_format
+    assert bare is not None and bare.kind == "json_object"
+    assert plan(generationConfig={"responseMimeType": "text/plain"}).output_format is None
+
+
+def test_an_enum_answer_is_asked_for_by_an_instruction() -> None:
+    got = plan(
+        generationConfig={
+            "responseMimeType": "text/x.enum",
+            "responseSchema": {"type": "STRING", "enum": ["red", "green"]},
+        }
+    )
+    assert got.output_format is None
+    first = got.chat.messages[0].content[0]
+    assert isinstance(first, TextPart) and first.value.endswith("red\ngreen")
+    assert got.chat.messages[-1].content == [TextPart(value="hi")]
+
+
+@pytest.mark.parametrize(
+    ("extra", "param"),
+    [
+        ({"generationConfig": {"candidateCount": 2}}, "generationConfig.candidateCount"),
+        ({"generationConfig": {"responseLogprobs": True}}, "generationConfig.responseLogprobs"),
+        ({"generationConfig": {"logprobs": 3}}, "generationConfig.logprobs"),
+        (
+            {"generationConfig": {"responseModalities": ["IMAGE"]}},
+            "generationConfig.responseModalities",
+        ),
+        ({"generationConfig": {"speechConfig": {}}}, "generationConfig.speechConfig"),
+        ({"cachedContent": "cachedContents/abc"}, "cachedContent"),
+        (
+            {"generationConfig": {"responseMimeType": "text/html"}},
+            "generationConfig.responseMimeType",
+        ),
+        (
+            {
+                "generationConfig": {
+                    "responseMimeType": "text/x.enum",
+                    "responseSchema": {"type": "STRING"},
+                }
+            },
+            "generationConfig.responseSchema",
+        ),
+        (
+            {"generationConfig": {"responseSchema": {"type": "X"}}},
+            "generationConfig.responseSchema.type",
+        ),
+        (
+            {"generationConfig": {"responseSchema": {}, "responseJsonSchema": {}}},
+            "generationConfig.responseSchema",
+        ),
+        (
+            {"generationConfig": {"stopSequences": ["x" * 1001]}},
+            "generationConfig.stopSequences[0]",
+        ),
+        (
+            {"tools": [{"functionDeclarations": [{"description": "x"}]}]},
+            "tools[0].functionDeclarations[0].name",
+        ),
+        (
+            {"tools": tools(declaration("a", parameters={}, parametersJsonSchema={}))},
+            "tools[0].functionDeclarations[0]",
+        ),
+        ({"tools": [{"functionDeclarations": {}}]}, "tools[0].functionDeclarations"),
+        ({"tools": ["x"]}, "tools[0]"),
+        (
+            {
+                "tools": tools(declaration("a")),
+                "toolConfig": {"functionCallingConfig": {"mode": "SOME"}},
+            },
+            "toolConfig.functionCallingConfig.mode",
+        ),
+        (
+            {
+                "tools": tools(declaration("a")),
+                "toolConfig": {
+                    "functionCallingConfig": {"mode": "ANY", "allowedFunctionNames": ["a", "zz"]}
+                },
+            },
+            "toolConfig.functionCallingConfig.allowedFunctionNames[1]",
+        ),
+        (
+            {"toolConfig": {"functionCallingConfig": {"mode": "ANY"}}},
+            "toolConfig.functionCallingConfig.mode",
+        ),
+    ],
+)
+def test_refused_and_bad_fields_are_named(extra: dict[str, Any], param: str) -> None:
+    got = error(body(**extra))
+    assert got.param == param
+    assert f"`{param}" in got.message or param.split(".")[-1] in got.message
+
+
+def test_ignored_fields_are_logged_by_name_only(caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.DEBUG, logger="bridge.gemini.options")
+    plan(
+        safetySettings=[{"category": "HARM_CATEGORY_HARASSMENT", "threshold": "BLOCK_NONE"}],
+        labels={"team": "secret-value"},
+        generationConfig={"seed": 3, "newThing": 1},
+        futureField=True,
+    )
+    logged = caplog.text
+    assert "safetySettings" in logged and "generationConfig.seed" in logged
+    assert "futureField" in logged and "generationConfig.newThing" in logged
+    assert "secret-value" not in logged
+
+
+def gemini_cli_body() -> dict[str, Any]:
+    """A Gemini CLI request as it is sent mid tool loop (written by hand after its shape)."""
+    call_id = "run_shell_command-1763900000000-0.5"
+    return {
+        "contents": [
+            {
+                "role": "user",
+                "parts": [
+                    {"text": "<session_context>\nThis is the Gemini CLI.\n</session_context>"}
+                ],
+            },
+            {"role": "user", "parts": [{"text": "Create hello.txt containing hi"}]},
+            {
+                "role": "model",
+                "parts": [
+                    {
+                        "functionCall": {
+                            "id": call_id,
+                            "name": "run_shell_command",
+                            "args": {"command": "echo hi > hello.txt"},
+                        },
+                        "thoughtSignature": "skip_thought_signature_validator",
+                    }
+                ],
+            },
+            {
+                "role": "user",
+                "parts": [
+                    {
+                        "functionResponse": {
+                            "id": call_id,
+                            "name": "run_shell_command",
+                            "response": {"output": "Command: echo hi > hello.txt\nExit Code: 0"},
+                        }
+                    }
+                ],
+            },
+        ],
+        "systemInstruction": {
+            "role": "user",
+            "parts": [{"text": "You are an interactive CLI agent."}],
+        },
+        "tools": [
+            {
+                "functionDeclarations": [
+                    {
+                        "name": "run_shell_command",
+                        "description": "Runs a shell command.",
+                        "parametersJsonSchema": {
+                            "type": "object",
+                            "properties": {
+                                "command": {"type": "string", "description": "The command."},
+                                "description": {"type": "string"},
+                            },
+                            "required": ["command"],
+                        },
+                    },
+                    {
+                        "name": "read_file",
+                        "description": "Reads a file.",
+                        "parametersJsonSchema": {
+                            "type": "object",
+                            "properties": {"file_path": {"type": "string"}},
+                            "required": ["file_path"],
+                        },
+                    },
+                ]
+            }
+        ],
+        "generationConfig": {
+            "temperature": 1,
+            "topP": 0.95,
+            "topK": 64,
+            "thinkingConfig": {"includeThoughts": True, "thinkingLevel": "HIGH"},
+        },
+    }
+
+
+def test_a_gemini_cli_request_mid_tool_loop() -> None:
+    got = plan_generate(
+        parse_generate_request(gemini_cli_body()), "gemini-3-pro-preview", MODEL, True
+    )
+    call_id = "run_shell_command-1763900000000-0.5"
+    assert got.include_thoughts is True and got.stream is True
+    assert got.chat.modelOptions == {"temperature": 1, "topP": 0.95, "reasoningEffort": "high"}
+    assert [t.name for t in got.chat.tools] == ["run_shell_command", "read_file"]
+    roles = [m.role for m in got.chat.messages]
+    assert roles == ["user", "user", "assistant", "user"]  # consecutive user contents: one
+    assert got.chat.messages[0].content == [TextPart(value="You are an interactive CLI agent.")]
+    assert got.chat.messages[2].content == [
+        ToolCallPart(
+            callId=call_id, name="run_shell_command", input={"command": "echo hi > hello.txt"}
+        )
+    ]
+    assert got.chat.messages[3].content == [
+        ToolResultPart(
+            callId=call_id, content=[TextPart(value="Command: echo hi > hello.txt\nExit Code: 0")]
+        )
+    ]
+
+
+def test_count_request_from_contents_or_a_whole_request() -> None:
+    alone = count_request({"contents": [{"parts": [{"text": "hi"}]}]}, MODEL)
+    assert alone.messages[0].content == [TextPart(value="hi")] and alone.tools == []
+    whole = count_request(
+        {"generateContentRequest": {"model": "models/x", **gemini_cli_body()}}, MODEL
+    )
+    assert [t.name for t in whole.tools] == ["run_shell_command", "read_file"]
+    assert whole.messages[0].content == [TextPart(value="You are an interactive CLI agent.")]
+
+
+@pytest.mark.parametrize(
+    ("raw", "param"),
+    [
+        ({}, "contents"),
+        ({"contents": [{"parts": [{"text": 1}]}]}, "contents[0].parts[0].text"),
+        (
+            {"generateContentRequest": {"contents": [{"role": "x", "parts": []}]}},
+            "generateContentRequest.contents[0].role",
+        ),
+        ({"generateContentRequest": []}, "generateContentRequest"),
+        ({"contents": [], "generateContentRequest": {"contents": []}}, "generateContentRequest"),
+    ],
+)
+def test_count_request_errors_name_the_field(raw: dict[str, Any], param: str) -> None:
+    with pytest.raises(ApiError) as caught:
+        count_request(raw, MODEL)
+    assert caught.value.status == 400 and caught.value.param == param
+
+
+async def test_prepare_resolves_the_path_model_and_counts_the_input() -> None:
+    backend = CountingBackend()
+    got = await prepare_generate(backend, body(), "models/sim-echo", True, ModelNames())
+    assert got.model == "sim-echo" and got.chat.model == "sim-echo" and got.stream is True
+    assert got.input_tokens is None  # it fits for certain: not counted
+    small = CountingBackend(max_input_tokens=1)  # 2 bytes may not fit: counted
+    counted = await prepare_generate(small, body(), "sim-echo", False, ModelNames())
+    assert counted.input_tokens == 1
+
+
+async def test_prepare_an_unknown_model_is_a_404_and_a_long_input_a_400() -> None:
+    with pytest.raises(ApiError) as caught:
+        await prepare_generate(CountingBackend(), body(), "models/nope", False, ModelNames())
+    assert caught.value.status == 404
+    long = {"contents": [{"parts": [{"text": "word " * 50}]}]}
+    with pytest.raises(ApiError) as too_long:
+        await prepare_generate(
+            CountingBackend(max_input_tokens=10), long, "sim-echo", False, ModelNames()
+        )
+    assert too_long.value.status == 400 and too_long.value.param == "contents"
+
+
+async def test_prepare_gives_a_schema_its_checker() -> None:
+    raw = body(
+        generationConfig={
+            "responseMimeType": "application/json",
+            "responseJsonSchema": {"type": "OBJECT", "properties": {"a": {"type": "STRING"}}},
+        }
+    )
+    got = await prepare_generate(CountingBackend(), raw, "sim-echo", False, ModelNames())
+    assert got.output_format is not None and got.output_format.checker is not None
