@@ -6,8 +6,9 @@ runs as a separate process with HOME in a temp folder whose `.gemini/.env` alrea
 entries of its own (a comment, an old `export GEMINI_MODEL`, a quoted value over several
 lines that contains `GEMINI_MODEL=`), so the merge is read back by Gemini CLI's own dotenv.
 Gemini CLI then runs with that HOME and none of the variables in its environment, and must
-send its request to the bridge for the model the .env names. (Answering it well is the
-Gemini dialect's job, tested with it; here the bridge's answer only has to come back.)
+send its request to the bridge for the model the .env names, with the key it names (the
+bridge's own, or the placeholder when it wants none), and finish its turn on the answer.
+(Answering well is the Gemini dialect's job, tested with it.)
 """
 
 from __future__ import annotations
@@ -51,9 +52,17 @@ def gemini_or_skip() -> str:
     return binary_or_skip(found if found and os.path.exists(found) else None, reason)
 
 
-@pytest.fixture(scope="module")
-def bridge() -> Iterator[BridgeServer]:
-    with running_bridge_server("--model-alias", f"{MODEL}=sim-echo") as server:
+@pytest.fixture(params=[None, "bridge-key-1"], ids=["no-key", "api-key"])
+def key(request: pytest.FixtureRequest) -> str | None:
+    """The API key the bridge wants, if any."""
+    value: str | None = request.param
+    return value
+
+
+@pytest.fixture
+def bridge(key: str | None) -> Iterator[BridgeServer]:
+    env = {"MAESTRO_BRIDGE_API_KEY": key} if key else None
+    with running_bridge_server("--model-alias", f"{MODEL}=sim-echo", env=env) as server:
         yield server
 
 
@@ -92,7 +101,7 @@ def forwarder(bridge: BridgeServer) -> Iterator[tuple[str, list[dict[str, Any]]]
 
 
 def test_gemini_cli_sends_its_request_to_the_bridge_the_files_name(
-    forwarder: tuple[str, list[dict[str, Any]]], tmp_path: Path
+    forwarder: tuple[str, list[dict[str, Any]]], key: str | None, tmp_path: Path
 ) -> None:
     gemini = gemini_or_skip()
     url, seen = forwarder
@@ -105,8 +114,10 @@ def test_gemini_cli_sends_its_request_to_the_bridge_the_files_name(
     env = {k: v for k, v in os.environ.items() if not k.startswith(CLEARED_PREFIXES)}
     env["HOME"] = str(home)
 
+    key_args = ["--api-key", key] if key else []
+    command = ["configure", "gemini", "--url", url, "--model", MODEL, *key_args]
     configure = processes.run(
-        [sys.executable, "-m", "bridge.cli", "configure", "gemini", "--url", url, "--model", MODEL],
+        [sys.executable, "-m", "bridge.cli", *command],
         cwd=tmp_path,
         env=env,
         timeout=60,
@@ -126,6 +137,8 @@ def test_gemini_cli_sends_its_request_to_the_bridge_the_files_name(
     generate = [r for r in seen if r["path"].startswith("/v1beta/models/")]
     assert generate, report
     assert {r["path"].split(":")[0] for r in generate} == {f"/v1beta/models/{MODEL}"}, report
-    assert {r["key_sent"] for r in generate} == {PLACEHOLDER_KEY}, report
+    assert {r["key_sent"] for r in generate} == {key or PLACEHOLDER_KEY}, report
     # Each was recorded once the bridge had answered it: it reached the bridge.
-    assert all(isinstance(r["status"], int) for r in generate), report
+    # The bridge answered each (the Gemini dialect), and Gemini CLI finished its turn.
+    assert {r["status"] for r in generate} == {200}, report
+    assert result.returncode == 0, report
