@@ -1,5 +1,5 @@
 """The `maestro-bridge` command: `lsp` (what editors launch), `serve` (the headless editor)
-and `configure codex` / `configure claude-code` (a client's configuration for the running
+and `configure codex` / `claude-code` / `gemini` (a client's configuration for the running
 bridge)."""
 
 from __future__ import annotations

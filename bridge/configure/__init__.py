@@ -1,6 +1,6 @@
 """`maestro-bridge configure`: write a client's configuration for the running bridge.
 
-- `arguments`: the `configure codex` / `configure claude-code` options, and running them;
+- `arguments`: the `configure codex` / `claude-code` / `gemini` options, and running them;
 - `bridge_models`: asks the running bridge for its models (GET /v1/models);
 - `config_file`: reading a configuration file, and replacing it safely with a backup;
 - `report`: the printed list of changes, and the `--json` output;
@@ -10,5 +10,9 @@
 - `codex_command`: the `configure codex` subcommand itself (options, output, exit codes);
 - `claude_choice`: the models Claude Code should ask for (main, opus, sonnet, haiku);
 - `claude_settings`: merges our keys into the `env` of Claude Code's `settings.json`;
-- `claude_command`: the `configure claude-code` subcommand itself.
+- `claude_command`: the `configure claude-code` subcommand itself;
+- `gemini_choice`: the model Gemini CLI should ask for (GEMINI_MODEL);
+- `gemini_env`: merges our variables into Gemini CLI's `.env`, read as Gemini CLI reads it;
+- `gemini_settings`: Gemini CLI's folder, and the API-key sign-in in its `settings.json`;
+- `gemini_command`: the `configure gemini` subcommand itself.
 """

@@ -16,7 +16,7 @@ DEFAULT_ROOT = "http://127.0.0.1:23335"
 
 
 def add_configure(sub: Any) -> None:
-    """Adds `configure codex` and `configure claude-code` to the subcommands `sub`."""
+    """Adds `configure codex`, `configure claude-code` and `configure gemini` to `sub`."""
     configure = sub.add_parser("configure", help="configure a client for the running bridge")
     targets = configure.add_subparsers(dest="target", required=True)
     codex = targets.add_parser(
@@ -57,6 +57,27 @@ def add_configure(sub: Any) -> None:
     )
     _add_common(claude, "written as ANTHROPIC_AUTH_TOKEN")
 
+    gemini = targets.add_parser(
+        "gemini",
+        help="write the bridge into Gemini CLI's .env and settings.json "
+        "($GEMINI_CLI_HOME/.gemini or ~/.gemini)",
+    )
+    gemini.add_argument(
+        "--model",
+        metavar="NAME",
+        help="the model Gemini CLI uses, as the bridge lists it "
+        "(default: the newest Gemini pro, else the newest Gemini, else the first)",
+    )
+    gemini.add_argument(
+        "--url",
+        "--base-url",
+        dest="url",
+        type=_http_url,
+        default=DEFAULT_ROOT,
+        help=f"the running bridge, with or without /v1 (default {DEFAULT_ROOT})",
+    )
+    _add_common(gemini, "written as GEMINI_API_KEY")
+
 
 def _add_common(target: argparse.ArgumentParser, key_use: str) -> None:
     target.add_argument(
@@ -80,6 +101,16 @@ def _http_url(text: str) -> str:
 
 
 def run_configure(args: argparse.Namespace) -> int:
+    if args.target == "gemini":
+        from bridge.configure.gemini_command import run_configure_gemini
+
+        return run_configure_gemini(
+            model=args.model,
+            url=args.url,
+            api_key=args.api_key or None,
+            dry_run=args.dry_run,
+            as_json=args.json,
+        )
     if args.target == "claude-code":
         from bridge.configure.claude_command import run_configure_claude
 

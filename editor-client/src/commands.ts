@@ -6,6 +6,7 @@ import { claudeOutcomeMessage, parseClaudeOutcome } from './claudeSetup';
 import { aliasUpdate, outcomeMessage, parseCodexOutcome, type ConfigureOutcome, type Scope } from './codexSetup';
 import { configureArgs, configureEnv, type ConfigureTarget, type FileOutcome } from './configureSetup';
 import type { Controller } from './controller';
+import { geminiOutcomeMessage, parseGeminiOutcome } from './geminiSetup';
 import { codexConfig, describeState, endpointUrlOf, toRpcError } from './convert';
 import type { Logger } from './logging';
 import { neutralCwd } from './python';
@@ -129,6 +130,9 @@ export function registerCommands(controller: Controller, log: Logger, storage: v
     })),
     register('maestroBridge.configureClaudeCode', () => configureClient(controller, storage, log, {
       client: 'Claude Code', target: 'claude-code', parse: parseClaudeOutcome, finish: (o) => Promise.resolve(claudeOutcomeMessage(o)),
+    })),
+    register('maestroBridge.configureGeminiCli', () => configureClient(controller, storage, log, {
+      client: 'Gemini CLI', target: 'gemini', parse: parseGeminiOutcome, finish: (o) => Promise.resolve(geminiOutcomeMessage(o)),
     })),
     register('maestroBridge.showStatus', async () => {
       const state = controller.state;

@@ -1,11 +1,11 @@
-// What every "Configure ..." command shares (Codex, Claude Code): the pure parts. The work
-// itself is the Python command `maestro-bridge configure TARGET` (bridge/configure/), run
-// with the bridge's interpreter so that the CLI and the extension write the same
+// What every "Configure ..." command shares (Codex, Claude Code, Gemini CLI): the pure parts.
+// The work itself is the Python command `maestro-bridge configure TARGET` (bridge/configure/),
+// run with the bridge's interpreter so that the CLI and the extension write the same
 // configuration; this module builds its command line and reads its JSON answer.
 
 export const API_KEY_ENV = 'MAESTRO_BRIDGE_API_KEY';
 
-export type ConfigureTarget = 'codex' | 'claude-code';
+export type ConfigureTarget = 'codex' | 'claude-code' | 'gemini';
 
 /**
  * `python ARGS`: configure `target` for `model` on the bridge at `url`, answering in JSON.

@@ -1,0 +1,195 @@
+"""`maestro-bridge configure gemini`: point Gemini CLI at the running bridge in one step.
+
+It asks the bridge for its models, picks the one Gemini CLI should ask for (`gemini_choice`),
+merges the bridge's address, key and that model into `~/.gemini/.env` (`gemini_env`) and the
+API-key sign-in into `~/.gemini/settings.json` (`gemini_settings`), each with a backup of the
+old file, and prints what changed (the key redacted). Both files are read and merged before
+either is written: when one cannot be edited, neither changes. `--json` prints the same as
+one JSON object, for the VS Code command.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from bridge.configure.bridge_models import fetch_models
+from bridge.configure.config_file import Change, ConfigError, read_config, write_config
+from bridge.configure.gemini_choice import GeminiChoice, choose_gemini_model
+from bridge.configure.gemini_env import merge_env
+from bridge.configure.gemini_settings import gemini_dir, merge_settings
+from bridge.configure.report import change_lines, print_outcome, shown
+
+BASE_URL_ENV = "GOOGLE_GEMINI_BASE_URL"
+API_KEY_ENV = "GEMINI_API_KEY"
+MODEL_ENV = "GEMINI_MODEL"
+# Written when the bridge wants no key: Gemini CLI will not start without one, and a bridge
+# without a key accepts any.
+PLACEHOLDER_KEY = "maestro-bridge-no-key"
+ENV_LABEL = "Gemini CLI's .env"
+SETTINGS_LABEL = "Gemini CLI's settings"
+
+
+@dataclass
+class Outcome:
+    """What `configure gemini` did (also its `--json` output)."""
+
+    config: str  # the .env file
+    dry_run: bool
+    written: bool
+    backup: str | None
+    settings: str  # settings.json
+    settings_written: bool
+    settings_backup: str | None
+    base_url: str
+    model: str
+    editor_model: str
+    context_window: int | None
+    placeholder_key: bool  # the bridge wants no key: the key written is a placeholder
+    changes: list[dict[str, Any]]
+    report: list[str] = field(default_factory=list)
+
+
+def bridge_root(url: str) -> str:
+    """What Gemini CLI wants as GOOGLE_GEMINI_BASE_URL (it adds /v1beta/models/...): `url`
+    without a trailing `/v1` or `/v1beta` (each form is accepted)."""
+    root = url.rstrip("/")
+    for suffix in ("/v1beta", "/v1"):
+        if root.endswith(suffix):
+            return root[: -len(suffix)]
+    return root
+
+
+def run_configure_gemini(
+    *, model: str | None, url: str, api_key: str | None, dry_run: bool, as_json: bool
+) -> int:
+    return print_outcome(
+        lambda: configure_gemini(model, url, api_key, dry_run, os.environ), as_json
+    )
+
+
+def configure_gemini(
+    model: str | None,
+    url: str,
+    api_key: str | None,
+    dry_run: bool,
+    environ: Mapping[str, str],
+    now: datetime | None = None,
+) -> Outcome:
+    root = bridge_root(url)
+    choice = choose_gemini_model(fetch_models(f"{root}/v1", api_key), model)
+    values = {
+        BASE_URL_ENV: root,
+        API_KEY_ENV: api_key or PLACEHOLDER_KEY,
+        MODEL_ENV: choice.model,
+    }
+    folder = gemini_dir(environ)
+    env_path, settings_path = folder / ".env", folder / "settings.json"
+    env_text, env_changes = _merged(env_path, ENV_LABEL, lambda t: merge_env(t, values))
+    settings_text, settings_changes = _merged(settings_path, SETTINGS_LABEL, merge_settings)
+    stamp = now or datetime.now()
+    env_backup = _write(env_path, env_text, env_changes, dry_run, stamp, ENV_LABEL)
+    settings_backup = _write(
+        settings_path, settings_text, settings_changes, dry_run, stamp, SETTINGS_LABEL
+    )
+    outcome = Outcome(
+        config=str(env_path),
+        dry_run=dry_run,
+        written=bool(env_changes) and not dry_run,
+        backup=env_backup,
+        settings=str(settings_path),
+        settings_written=bool(settings_changes) and not dry_run,
+        settings_backup=settings_backup,
+        base_url=root,
+        model=choice.model,
+        editor_model=choice.editor_model,
+        context_window=choice.context_window,
+        placeholder_key=api_key is None,
+        changes=[
+            {"key": c.key, "old": _redacted(c, c.old), "new": _redacted(c, c.new)}
+            for c in env_changes + settings_changes
+        ],
+    )
+    outcome.report = report_lines(outcome, choice, env_changes, settings_changes, environ)
+    return outcome
+
+
+def _merged(path: Path, label: str, merge: Any) -> tuple[str, list[Change]]:
+    try:
+        text, changes = merge(read_config(path))
+    except ConfigError as exc:
+        raise ConfigError(f"{label} {path}: {exc}") from None
+    return text, changes
+
+
+def _write(
+    path: Path, text: str, changes: list[Change], dry_run: bool, now: datetime, label: str
+) -> str | None:
+    if not changes or dry_run:
+        return None
+    try:
+        backup = write_config(path, text, now)
+    except ConfigError as exc:
+        raise ConfigError(f"{label} {path}: {exc}") from None
+    return None if backup is None else str(backup)
+
+
+def _redacted(change: Change, value: Any) -> Any:
+    """A key as the report shows it: never its value, except our placeholder."""
+    if change.key != API_KEY_ENV or value is None or value == PLACEHOLDER_KEY:
+        return value
+    return "(redacted)"
+
+
+def _show(change: Change, value: Any) -> str:
+    hidden = _redacted(change, value)
+    return hidden if hidden == "(redacted)" else shown(value)
+
+
+def report_lines(
+    outcome: Outcome,
+    choice: GeminiChoice,
+    env_changes: list[Change],
+    settings_changes: list[Change],
+    environ: Mapping[str, str],
+) -> list[str]:
+    lines: list[str] = []
+    for path, changes, backup in (
+        (outcome.config, env_changes, outcome.backup),
+        (outcome.settings, settings_changes, outcome.settings_backup),
+    ):
+        lines += change_lines(
+            path,
+            changes,
+            dry_run=outcome.dry_run,
+            backup=backup,
+            unchanged=f"{path} already points Gemini CLI at the bridge: nothing to change.",
+            show=_show,
+        )
+    notes = [] if choice.editor_model == choice.model else [f"answered by {choice.editor_model!r}"]
+    if choice.context_window:
+        notes.append(f"{choice.context_window} input tokens")
+    detail = f" ({', '.join(notes)})" if notes else ""
+    lines.append(f"Gemini CLI asks for {choice.model!r}{detail}.")
+    if outcome.placeholder_key:
+        lines.append(
+            f"The bridge wants no API key: {API_KEY_ENV} is the placeholder {PLACEHOLDER_KEY!r}."
+        )
+    else:
+        lines.append(f"{API_KEY_ENV} holds the bridge's API key.")
+    # Measured with Gemini CLI 0.61.0: a variable of the environment wins over the .env.
+    for name in (BASE_URL_ENV, API_KEY_ENV, MODEL_ENV):
+        if environ.get(name):
+            lines.append(
+                f"{name} is set here and wins over the .env: unset it where you run gemini."
+            )
+    lines.append(
+        "Gemini CLI reads this .env only in folders you trust (trust the folder when it asks; "
+        "for `gemini -p` in a new folder, export GEMINI_CLI_TRUST_WORKSPACE=true), and only "
+        "when the folder and its parents have no .env or .gemini/.env of their own."
+    )
+    return lines

@@ -1,0 +1,34 @@
+// "Configure Gemini CLI": the answer of `maestro-bridge configure gemini --json`, which writes
+// the bridge into Gemini CLI's ~/.gemini/.env and its API-key sign-in into
+// ~/.gemini/settings.json (the shared parts are in configureSetup).
+
+import { fileMessage, isString, parseOutcome, type FileOutcome } from './configureSetup';
+
+/** The command's `--json` answer (the fields we use); `config` is the .env file. */
+export interface GeminiOutcome extends FileOutcome {
+  settings: string;
+  settingsWritten: boolean;
+  settingsBackup: string | null;
+  baseUrl: string;
+  model: string;
+  editorModel: string;
+  contextWindow: number | null;
+  placeholderKey: boolean;
+}
+
+/** The JSON `configure gemini` printed; throws when it is not the expected shape. */
+export function parseGeminiOutcome(stdout: string): GeminiOutcome {
+  return parseOutcome<GeminiOutcome>(stdout, 'gemini', (o) =>
+    isString(o.settings) && typeof o.settingsWritten === 'boolean' &&
+    (o.settingsBackup === null || isString(o.settingsBackup)) && isString(o.baseUrl) &&
+    isString(o.model) && isString(o.editorModel) &&
+    (o.contextWindow === null || typeof o.contextWindow === 'number') &&
+    typeof o.placeholderKey === 'boolean');
+}
+
+/** The one-line notification after a successful run. */
+export function geminiOutcomeMessage(o: GeminiOutcome): string {
+  const settings = fileMessage({ config: o.settings, written: o.settingsWritten, backup: o.settingsBackup, report: [] });
+  return `Gemini CLI configured: ${fileMessage(o)}; ${settings}; model ${o.model}. ` +
+    'Gemini CLI started from now on in a trusted folder uses the bridge.';
+}
