@@ -6,7 +6,8 @@ The rules, each with its own failure message:
 * every chunk has the first one's `responseId` and `modelVersion`;
 * one candidate, index 0, in every chunk (the schema says so for one chunk);
 * no empty chunk: each one brings at least one part or the finishReason, and no part is empty
-  (a text part with `""` and no thoughtSignature says nothing);
+  (a text part with `""` and no thoughtSignature says nothing), except a finish that comes
+  alone as one empty text (the model fell silent after its last words went out);
 * the finishReason comes once, on the last chunk, which also carries `usageMetadata`
   (earlier chunks may carry it too, as Google's do; the last one counts);
 * a function call comes whole in one part, and no two calls share an id;
@@ -107,7 +108,10 @@ class StreamRules:
         finish = candidate.get("finishReason")
         if not parts and finish is None:
             self.fail("an empty chunk: no part and no finishReason")
-        for part in parts:
+        # The finish may come alone, as one empty text: the model fell silent after its last
+        # words went out, and both Google SDKs drop a turn whose last chunk has no parts.
+        alone = finish is not None and parts == [{"text": ""}]
+        for part in [] if alone else parts:
             self.take_part(part)
         self.last_usage = chunk.get("usageMetadata")
         if finish is not None:

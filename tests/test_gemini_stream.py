@@ -3,6 +3,7 @@ keepalives, thoughts, usage and failures before and after the first chunk."""
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
@@ -133,6 +134,17 @@ async def test_silence_releases_the_held_chunk_then_sends_keepalives() -> None:
     assert chunks[first_real + 1] == KEEPALIVE
     assert texts(chunks) == "ab"
     assert fold(chunks)["candidates"][0]["content"]["parts"] == [{"text": "ab"}]
+
+
+async def test_held_chunk_leaves_when_the_model_pauses_without_waiting_for_a_keepalive() -> None:
+    # Keepalives off: the first words still go out long before the next batch comes.
+    backend = ScriptedBackend([[TextPart(value="a")], [TextPart(value="b")]], silence=0.5)
+    started = time.monotonic()
+    seen: list[tuple[float, str]] = []
+    async for batch in generate_chunks(backend, plan(), keepalive_seconds=0):
+        seen += [(time.monotonic() - started, texts([c])) for c in batch]
+    assert [text for _, text in seen] == ["a", "b"]  # no keepalive asked, none written
+    assert seen[0][0] < 0.5 + 0.3 < seen[1][0], "the held 'a' waited for 'b'"
 
 
 async def test_a_failure_before_the_first_chunk_raises() -> None:

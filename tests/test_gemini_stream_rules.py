@@ -73,6 +73,11 @@ BROKEN_STREAMS: dict[str, tuple[Callable[[], Chunks], Callable[[Chunks], Chunks]
         lambda c: [c[0], chunk([{"text": ""}]), *c[1:]],
         "an empty part",
     ),
+    "an empty text beside another part in the finish": (
+        text_stream,
+        also(lambda c: c[2]["candidates"][0]["content"]["parts"].append({"text": ""})),
+        "an empty part",
+    ),
     "finishReason before the last chunk": (
         text_stream,
         also(lambda c: finish_early(c[0])),
@@ -133,6 +138,16 @@ def test_broken_streams_fail_with_their_rule(
     make, change, message = case
     with pytest.raises(AssertionError, match=message.replace("(", r"\(").replace(")", r"\)")):
         check_stream(change(make()))
+
+
+def test_a_finish_alone_as_one_empty_text_is_allowed() -> None:
+    # The bridge's stream when the model falls silent after its last words went out.
+    chunks = text_stream()
+    chunks[2]["candidates"][0]["content"]["parts"] = [{"text": " friend."}]
+    del chunks[2]["candidates"][0]["finishReason"], chunks[2]["usageMetadata"]
+    chunks.append(chunk([{"text": ""}], "STOP", TEXT_USAGE))
+    check_stream(chunks)
+    assert fold_stream(chunks) == fold_stream(text_stream())
 
 
 def test_usage_on_every_chunk_is_allowed_and_the_last_one_counts() -> None:

@@ -2,8 +2,9 @@
 
 `generate_chunks` is the single data path: the HTTP layer writes its batches as SSE (or a JSON
 array) or folds them into one answer (`fold`). Around the parts, what every dialect shares
-(core/answer.py): a keepalive tick releases the chunk held back for the finish (chunks.py) or
-becomes a blank line, the output cut at `maxOutputTokens` ends the answer with `MAX_TOKENS`, a
+(core/answer.py): the chunk held back for the finish (chunks.py) leaves once the model has
+been silent for `FLUSH_SECONDS` (so holding it never delays text the client could show), a
+longer silence becomes a blank line every `keepalive_seconds`, the output cut at `maxOutputTokens` ends the answer with `MAX_TOKENS`, a
 failure before the first chunk raises (an HTTP status), after it the stream ends with an error
 chunk. Stop sequences are cut here (core/stop_sequences.py): a sequence found ends the answer
 with `STOP`, and the editor's request with it.
@@ -12,6 +13,7 @@ with `STOP`, and the editor's request with it.
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import AsyncGenerator
 
 from bridge.core.answer import EditorAnswer, estimate_usage, guarded
@@ -21,6 +23,9 @@ from bridge.core.stop_sequences import StopSequenceCutter
 from bridge.core.structured_output import DEFAULT_CHECK_SECONDS, check_answer
 from bridge.gemini.chunks import KEEPALIVE, MAX_TOKENS, STOP, Chunk, ChunkBuilder
 from bridge.gemini.plan import GeminiPlan
+
+# How long a streamed chunk waits for the next batch before it leaves without the finish.
+FLUSH_SECONDS = 0.02
 
 
 def finish_reason(stopped: bool, cut: bool, tool_calls: int) -> str:
@@ -63,13 +68,25 @@ async def _chunk_batches(
     keepalive_seconds: float,
     check_seconds: float,
 ) -> AsyncGenerator[list[Chunk], None]:
-    answer = EditorAnswer(backend, plan.chat, keepalive_seconds)
+    # Streams tick often, to release the held chunk; a folded answer holds nothing back.
+    tick = FLUSH_SECONDS if plan.stream else keepalive_seconds
+    answer = EditorAnswer(backend, plan.chat, tick)
     cutter = StopSequenceCutter(plan.stop_sequences)
+    last_sent = time.monotonic()
     async with contextlib.aclosing(answer.batches()) as parts_batches:
         async for parts in parts_batches:
             if parts is None:
-                yield builder.release() or [KEEPALIVE]
+                now = time.monotonic()
+                released = builder.release()
+                if released:
+                    yield released
+                elif 0 < keepalive_seconds <= now - last_sent:
+                    yield [KEEPALIVE]
+                else:
+                    continue
+                last_sent = now
                 continue
+            last_sent = time.monotonic()
             chunks = builder.add(cutter.cut_parts(parts))
             if chunks:
                 yield chunks
