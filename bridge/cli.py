@@ -305,7 +305,8 @@ Aider (and other Chat Completions clients: base URL {url}):
         "$" + key_env if api_key else "unused"
     } --model openai/{model}
 
-Gemini CLI (and other Gemini API clients: base URL {url.removesuffix("/v1")}):
+Gemini CLI (run `maestro-bridge configure gemini` once: it also selects the API-key sign-in
+Gemini CLI needs for a base URL; other Gemini API clients: base URL {url.removesuffix("/v1")}):
   GOOGLE_GEMINI_BASE_URL={url.removesuffix("/v1")} GEMINI_API_KEY={
         "$" + key_env if api_key else "unused"
     } gemini -m {model}
