@@ -3,8 +3,10 @@ merging them in.
 
 Gemini CLI 0.61.0 loads that file with the `dotenv` package, whose parser is one regular
 expression over the whole text (an entry's quoted value may span lines; the last entry of a
-name wins). `DOTENV_ENTRY` is that expression, so this module finds the entries Gemini CLI
-finds, and nothing inside another entry's quoted value.
+name wins). `_entries` follows the grammar that expression describes, so this module finds the
+entries Gemini CLI finds, and nothing inside another entry's quoted value: a value is a quoted
+string (', " or `; a quote after a backslash does not close it; it may span lines) followed by
+nothing but blanks or a `# comment` on its last line, or else the rest of its line up to a `#`.
 
 Only these names are ours: GOOGLE_GEMINI_BASE_URL, GEMINI_API_KEY, GEMINI_MODEL. The first
 entry of each is replaced in place (its `export ` prefix kept), later ones removed, missing
@@ -19,23 +21,10 @@ from dataclasses import dataclass
 
 from bridge.configure.config_file import Change, ConfigError
 
-# An entry as dotenv 16 (BSD-2-Clause) reads one, the same grammar as its LINE expression:
-# the value is a quoted string (which may span lines) or the rest of the line up to a `#`.
-DOTENV_ENTRY = re.compile(
-    r"""
-    ^ [\s\ufeff]* (?:export\s+)?          # JavaScript's \s also takes a byte order mark
-    ([\w.-]+)                          # 1: the name
-    (\s*=\s*? | :\s+?)                 # 2: `=` or `: `
-    (                                  # 3: the value
-        \s*'(?:\\'|[^'])*' | \s*"(?:\\"|[^"])*" | \s*`(?:\\`|[^`])*`
-        | [^\#\r\n]+
-    )?
-    \s* (?:\#.*)? $
-    """,
-    re.MULTILINE | re.VERBOSE,
-)
+# The start of an entry, as dotenv 16 reads one: blanks (JavaScript's \s also takes a byte order
+# mark), an optional `export `, the name, then `=` (blanks around it) or `:` and a blank.
+_ENTRY_START = re.compile(r"[ \t\ufeff]*(?:export[ \t]+)?([\w.-]+)(?:[ \t]*=|:(?=[ \t]))")
 _INDENT = re.compile(r"[ \t\ufeff]*")  # kept as it is when an entry is replaced
-_QUOTED = re.compile(r"^(['\"`])([\s\S]*)\1$", re.MULTILINE)
 # Written without quotes: what dotenv reads back unchanged (no `#`, quote or outer blank).
 _BARE = re.compile(r"[\w./:@+=,~%-]+")
 
@@ -61,22 +50,53 @@ class _Entry:
 def _entries(text: str) -> list[_Entry]:
     """Each entry of `text` (with `\\n` line breaks), in order."""
     found = []
-    for match in DOTENV_ENTRY.finditer(text):
-        raw = (match.group(3) or "").strip()
-        value = _QUOTED.sub(r"\2", raw)
-        if raw.startswith('"'):
-            value = value.replace("\\n", "\n").replace("\\r", "\r")
-        # From the start of the name's line to the end of the value's line: dotenv's
-        # trailing `\s*(?:#.*)?` may reach into the following lines, which are not ours.
-        start = text.rfind("\n", 0, match.start(1)) + 1
-        start = _INDENT.match(text, start).end()  # type: ignore[union-attr]  # always matches
-        value_end = match.end(3) if match.group(3) is not None else match.end(2)
-        end = text.find("\n", value_end)
-        end = len(text) if end < 0 else end
+    position = 0
+    while position < len(text):
+        line_end = _line_end(text, position)
+        match = _ENTRY_START.match(text, position, line_end)
+        if match is None:
+            position = line_end + 1
+            continue
+        value_start = _INDENT.match(text, match.end()).end()  # type: ignore[union-attr]
+        raw, value_end = _value(text, value_start, line_end)
+        value = raw
+        if len(raw) >= 2 and raw[0] in "'\"`" and raw[-1] == raw[0]:
+            value = raw[1:-1]
+            if raw[0] == '"':
+                value = value.replace("\\n", "\n").replace("\\r", "\r")
+        end = _line_end(text, value_end)
         tail = text[value_end:end].strip()
         comment = tail if tail.startswith("#") else ""
+        start = _INDENT.match(text, position).end()  # type: ignore[union-attr]  # always matches
         found.append(_Entry(match.group(1), value, start, end, comment))
+        position = end + 1
     return found
+
+
+def _line_end(text: str, position: int) -> int:
+    end = text.find("\n", position)
+    return len(text) if end < 0 else end
+
+
+def _value(text: str, start: int, line_end: int) -> tuple[str, int]:
+    """The raw value that begins at `start` (stripped) and where it ends."""
+    quote = text[start : start + 1]
+    if quote and quote in "'\"`":
+        # Closing candidates, longest value first: the first quote not after a backslash, then
+        # the escaped ones before it. The value ends there if only blanks or a comment follow.
+        candidates = []
+        at = text.find(quote, start + 1)
+        while at >= 0:
+            candidates.append(at)
+            if text[at - 1] != "\\" or at - 1 == start:
+                break
+            at = text.find(quote, at + 1)
+        for close in reversed(candidates):
+            rest = text[close + 1 : _line_end(text, close)].strip()
+            if not rest or rest.startswith("#"):
+                return text[start : close + 1], close + 1
+    unquoted = text[start:line_end].split("#", 1)[0]
+    return unquoted.strip(), start + len(unquoted.rstrip())
 
 
 def dotenv_value(value: str) -> str:
