@@ -7,10 +7,9 @@ shares one `responseId` and `modelVersion` and holds one candidate (`index: 0`) 
 counted), each tool call, which the editor gives whole, as `{functionCall: {id, name, args}}`.
 
 The last chunk carries `finishReason` and `usageMetadata`. It is the last batch's chunk, held
-back until the next batch (or a keepalive tick) shows it is not the last: Google's SDKs treat a
-chunk without parts as an invalid turn (the Python SDK's chats drop it from the history), and
-Gemini CLI skips a chunk whose only part is an empty text. The non-streaming answer is the same
-chunks folded (`fold`), so both paths always agree.
+back until the next batch shows it is not the last (or 20 ms of silence: stream.py): Google's
+SDKs treat a chunk without parts as an invalid turn (the Python SDK's chats drop it from the
+history). The non-streaming answer is the same chunks folded (`fold`), so both paths agree.
 
 `KEEPALIVE` travels with the chunks for the stream writer only (a blank line; the fold skips it).
 """

@@ -2,12 +2,13 @@
 
 `generate_chunks` is the single data path: the HTTP layer writes its batches as SSE (or a JSON
 array) or folds them into one answer (`fold`). Around the parts, what every dialect shares
-(core/answer.py): the chunk held back for the finish (chunks.py) leaves once the model has
-been silent for `FLUSH_SECONDS` (so holding it never delays text the client could show), a
-longer silence becomes a blank line every `keepalive_seconds`, the output cut at `maxOutputTokens` ends the answer with `MAX_TOKENS`, a
-failure before the first chunk raises (an HTTP status), after it the stream ends with an error
-chunk. Stop sequences are cut here (core/stop_sequences.py): a sequence found ends the answer
-with `STOP`, and the editor's request with it.
+(core/answer.py): the chunk held back for the finish (chunks.py) leaves once the model has been
+silent for `FLUSH_SECONDS` (holding it never delays text the client could show), a longer
+silence becomes a blank line every `keepalive_seconds`, the output cut at `maxOutputTokens`
+ends the answer with `MAX_TOKENS`, a failure before the first chunk raises (an HTTP status),
+after it the stream ends with an error chunk. Stop sequences are cut here
+(core/stop_sequences.py): a sequence found ends the answer with `STOP`, and the editor's
+request with it.
 """
 
 from __future__ import annotations
