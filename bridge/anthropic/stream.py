@@ -19,7 +19,6 @@ from bridge.anthropic.events import Event, MessageEventBuilder
 from bridge.anthropic.plan import MessagesPlan
 from bridge.core.answer import EditorAnswer, estimate_usage, guarded
 from bridge.core.backend import Backend, ChatRequest, EditorError
-from bridge.core.errors import ApiError
 from bridge.core.stop_sequences import StopSequenceCutter
 from bridge.core.structured_output import DEFAULT_CHECK_SECONDS, check_answer
 from bridge.core.token_limits import chat_input_tokens
@@ -46,7 +45,7 @@ def stop_reason(cutter: StopSequenceCutter, cut: bool, tool_calls: int) -> str:
     return "tool_use" if tool_calls else "end_turn"
 
 
-async def message_events(
+def message_events(
     backend: Backend,
     plan: MessagesPlan,
     keepalive_seconds: float = 0,
@@ -62,17 +61,8 @@ async def message_events(
         plan.model, plan.thinking, plan.input_tokens or 0, omit_thinking=plan.thinking_omitted
     )
 
-    def fail(error: ApiError) -> list[Event]:
-        if raise_failures:
-            raise error
-        return builder.fail(error)
-
-    stream = guarded(
-        _message_batches(backend, plan, builder, keepalive_seconds, check_seconds), fail
-    )
-    async with contextlib.aclosing(stream):  # closed now, and with it the editor's chat
-        async for batch in stream:
-            yield batch
+    batches = _message_batches(backend, plan, builder, keepalive_seconds, check_seconds)
+    return guarded(batches, builder.fail, raise_failures=raise_failures)
 
 
 async def _message_batches(

@@ -18,7 +18,6 @@ from bridge.chat.chunks import KEEPALIVE, Chunk, ChunkBuilder
 from bridge.chat.plan import CompletionPlan
 from bridge.core.answer import EditorAnswer, estimate_usage, guarded
 from bridge.core.backend import Backend, ResponsePart, ToolCallPart
-from bridge.core.errors import ApiError
 from bridge.core.stop_sequences import StopSequenceCutter
 from bridge.core.structured_output import DEFAULT_CHECK_SECONDS, check_answer
 
@@ -44,7 +43,7 @@ def first_tool_call_only(parts: list[ResponsePart], calls_so_far: int) -> list[R
     return parts
 
 
-async def completion_chunks(
+def completion_chunks(
     backend: Backend,
     plan: CompletionPlan,
     keepalive_seconds: float = 0,
@@ -59,15 +58,8 @@ async def completion_chunks(
     non-streaming answer always gets its usage chunk (the fold reads the usage from it)."""
     builder = ChunkBuilder(plan.model, include_usage=plan.include_usage or not plan.stream)
 
-    def fail(error: ApiError) -> list[Chunk]:
-        if raise_failures:
-            raise error
-        return builder.fail(error)
-
-    stream = guarded(_chunk_batches(backend, plan, builder, keepalive_seconds, check_seconds), fail)
-    async with contextlib.aclosing(stream):  # closed now, and with it the editor's chat
-        async for batch in stream:
-            yield batch
+    batches = _chunk_batches(backend, plan, builder, keepalive_seconds, check_seconds)
+    return guarded(batches, builder.fail, raise_failures=raise_failures)
 
 
 async def _chunk_batches(

@@ -87,14 +87,25 @@ async def estimate_usage(
 
 
 async def guarded(
-    batches: AsyncIterator[list[E]], fail: Callable[[ApiError], list[E]]
+    batches: AsyncIterator[list[E]],
+    fail: Callable[[ApiError], list[E]],
+    *,
+    raise_failures: bool = False,
 ) -> AsyncGenerator[list[E], None]:
     """`batches`, where a failure after the first batch ends the stream with `fail(error)`.
 
     Before the first batch a failure raises (an editor failure as its ApiError), so that the
     transport can still answer with an HTTP status; after it, any failure, a bug included,
     ends the stream in the dialect's own way: a client never waits on a cut stream.
+    `raise_failures` (a non-streaming answer, folded before anything is sent) raises a later
+    failure too. Closing this stream closes `batches`, and with them the editor's chat.
     """
+
+    def end(error: ApiError) -> list[E]:
+        if raise_failures:
+            raise error
+        return fail(error)
+
     sent = False  # a batch went out: the response's status line is no longer ours to choose
     try:
         async with contextlib.aclosing(batches):  # type: ignore[type-var]  # closed now
@@ -106,14 +117,14 @@ async def guarded(
         error = from_editor(exc.code, exc.message)
         if not sent:
             raise error from None
-        yield fail(error)
+        yield end(error)
     except ApiError as exc:
         if not sent:
             raise
         log.warning("The answer failed: %s (%s)", exc.message, exc.code)
-        yield fail(exc)
+        yield end(exc)
     except Exception:
         if not sent:
             raise  # the transport's own handler logs it and answers 500
         log.exception("Unexpected error in an answer; it ends as failed")
-        yield fail(ApiError(500, INTERNAL_MESSAGE, type="server_error", code=INTERNAL_ERROR))
+        yield end(ApiError(500, INTERNAL_MESSAGE, type="server_error", code=INTERNAL_ERROR))

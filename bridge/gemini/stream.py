@@ -19,7 +19,6 @@ from collections.abc import AsyncGenerator
 
 from bridge.core.answer import EditorAnswer, estimate_usage, guarded
 from bridge.core.backend import Backend
-from bridge.core.errors import ApiError
 from bridge.core.stop_sequences import StopSequenceCutter
 from bridge.core.structured_output import DEFAULT_CHECK_SECONDS, check_answer
 from bridge.gemini.chunks import KEEPALIVE, MAX_TOKENS, STOP, Chunk, ChunkBuilder
@@ -37,7 +36,7 @@ def finish_reason(stopped: bool, cut: bool, tool_calls: int) -> str:
     return MAX_TOKENS if cut else STOP
 
 
-async def generate_chunks(
+def generate_chunks(
     backend: Backend,
     plan: GeminiPlan,
     keepalive_seconds: float = 0,
@@ -51,15 +50,8 @@ async def generate_chunks(
     (the non-streaming answer) raises a later failure too instead of an error chunk."""
     builder = ChunkBuilder(plan.model, include_thoughts=plan.include_thoughts)
 
-    def fail(error: ApiError) -> list[Chunk]:
-        if raise_failures:
-            raise error
-        return builder.fail(error)
-
-    stream = guarded(_chunk_batches(backend, plan, builder, keepalive_seconds, check_seconds), fail)
-    async with contextlib.aclosing(stream):  # closed now, and with it the editor's chat
-        async for batch in stream:
-            yield batch
+    batches = _chunk_batches(backend, plan, builder, keepalive_seconds, check_seconds)
+    return guarded(batches, builder.fail, raise_failures=raise_failures)
 
 
 async def _chunk_batches(

@@ -124,7 +124,7 @@ def _answer_text(response: dict[str, Any]) -> str:
     )
 
 
-async def response_events(
+def response_events(
     backend: Backend, plan: ResponsePlan, keepalive_seconds: float = 0
 ) -> AsyncGenerator[list[Event], None]:
     """Yield batches of events; closing this iterator early cancels the editor request.
@@ -135,10 +135,7 @@ async def response_events(
     """
     builder = ResponseEventBuilder(plan.response, plan.targets, plan.reasoning_summary)
     batches = _response_batches(backend, plan, builder, keepalive_seconds)
-    stream = guarded(batches, lambda error: builder.fail(error.code or error.type, error.message))
-    async with contextlib.aclosing(stream):  # closed now, and with it the editor's chat
-        async for batch in stream:
-            yield batch
+    return guarded(batches, lambda error: builder.fail(error.code or error.type, error.message))
 
 
 async def _response_batches(
