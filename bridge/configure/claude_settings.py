@@ -15,13 +15,11 @@ JSON with a 2-space indent; Claude Code wants the values of `env` as strings.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from bridge.configure.config_file import Change, ConfigError
+from bridge.configure.config_file import Change, ConfigError, json_object, json_text
 
 AUTH_TOKEN_KEY = "ANTHROPIC_AUTH_TOKEN"
 # Sent when the bridge wants no key: Claude Code needs some credential to start without a
@@ -64,7 +62,7 @@ def env_values(settings: ClaudeSettings) -> dict[str, str | None]:
 
 def merge(text: str, settings: ClaudeSettings) -> tuple[str, list[Change]]:
     """`text` (a settings.json, possibly empty) with our keys set; and what changed."""
-    document = _parse(text)
+    document = json_object(text, ": fix it or move it away; nothing was written")
     env = document.get("env")
     if env is None:
         env = document["env"] = {}
@@ -82,18 +80,4 @@ def merge(text: str, settings: ClaudeSettings) -> tuple[str, list[Change]]:
         changes.append(Change(f"env.{key}", old, value))
     if not changes:
         return text, changes
-    return json.dumps(document, indent=2, ensure_ascii=False) + "\n", changes
-
-
-def _parse(text: str) -> dict[str, Any]:
-    if not text.strip():
-        return {}
-    try:
-        document = json.loads(text)
-    except ValueError as exc:
-        raise ConfigError(
-            f"it is not valid JSON ({exc}): fix it or move it away; nothing was written"
-        ) from None
-    if not isinstance(document, dict):
-        raise ConfigError("it is not a JSON object: fix it or move it away; nothing was written")
-    return document
+    return json_text(document), changes

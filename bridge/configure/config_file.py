@@ -1,11 +1,13 @@
 """A client's configuration file: reading it, and replacing it safely with a backup.
 
-Shared by every `configure` target (Codex's config.toml, Claude Code's settings.json): the
-format-specific merge lives with each target, the file handling here.
+Shared by every `configure` target (Codex's config.toml, Claude Code's and Gemini CLI's
+settings.json, Gemini CLI's .env): the format-specific merge lives with each target, the file
+handling here, and the JSON object both settings.json files hold.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from dataclasses import dataclass
@@ -23,6 +25,25 @@ class Change:
     key: str  # dotted: "model", "model_providers.maestro.base_url", "env.ANTHROPIC_MODEL"
     old: Any  # None: was not there
     new: Any  # None: removed
+
+
+def json_object(text: str, not_json: str) -> dict[str, Any]:
+    """The JSON object a settings file holds; {} for an empty file. `not_json` follows the
+    parser's message when the text is no JSON (what the user can do about it)."""
+    if not text.strip():
+        return {}
+    try:
+        document = json.loads(text)
+    except ValueError as exc:
+        raise ConfigError(f"it is not valid JSON ({exc}){not_json}") from None
+    if not isinstance(document, dict):
+        raise ConfigError("it is not a JSON object: fix it or move it away; nothing was written")
+    return document
+
+
+def json_text(document: dict[str, Any]) -> str:
+    """A settings file's new text: indented, non-ASCII kept as is."""
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
 
 
 def read_config(path: Path) -> str:

@@ -12,15 +12,17 @@ a file is refused, unchanged.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
-from bridge.configure.config_file import Change, ConfigError
+from bridge.configure.config_file import Change, ConfigError, json_object, json_text
 
 AUTH_TYPE = "gemini-api-key"
 AUTH_KEY_PATH = ("security", "auth", "selectedType")
+NOT_JSON = (
+    "; Gemini CLI allows comments there, which this command cannot keep: remove them, or set "
+    f'security.auth.selectedType to "{AUTH_TYPE}" by hand; nothing was written'
+)
 
 
 def gemini_dir(environ: Mapping[str, str]) -> Path:
@@ -32,7 +34,7 @@ def gemini_dir(environ: Mapping[str, str]) -> Path:
 def merge_settings(text: str) -> tuple[str, list[Change]]:
     """`text` (a settings.json, possibly empty) with `security.auth.selectedType` set to
     `gemini-api-key`; and what changed."""
-    document = _parse(text)
+    document = json_object(text, NOT_JSON)
     container = document
     for depth, key in enumerate(AUTH_KEY_PATH[:-1]):
         inner = container.setdefault(key, {})
@@ -46,20 +48,4 @@ def merge_settings(text: str) -> tuple[str, list[Change]]:
         return text, []
     container[last] = AUTH_TYPE
     change = Change(".".join(AUTH_KEY_PATH), old, AUTH_TYPE)
-    return json.dumps(document, indent=2, ensure_ascii=False) + "\n", [change]
-
-
-def _parse(text: str) -> dict[str, Any]:
-    if not text.strip():
-        return {}
-    try:
-        document = json.loads(text)
-    except ValueError as exc:
-        raise ConfigError(
-            f"it is not valid JSON ({exc}); Gemini CLI allows comments there, which this "
-            f'command cannot keep: remove them, or set security.auth.selectedType to "{AUTH_TYPE}" '
-            "by hand; nothing was written"
-        ) from None
-    if not isinstance(document, dict):
-        raise ConfigError("it is not a JSON object: fix it or move it away; nothing was written")
-    return document
+    return json_text(document), [change]
