@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import os
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -47,14 +48,7 @@ def add_configure(sub: Any) -> None:
         help="the model Claude Code uses, as the bridge lists it "
         "(default: the newest Claude sonnet or opus, else the first)",
     )
-    claude.add_argument(
-        "--url",
-        "--base-url",
-        dest="url",
-        type=_http_url,
-        default=DEFAULT_ROOT,
-        help=f"the running bridge, with or without /v1 (default {DEFAULT_ROOT})",
-    )
+    _add_root_url(claude)
     _add_common(claude, "written as ANTHROPIC_AUTH_TOKEN")
 
     gemini = targets.add_parser(
@@ -68,7 +62,13 @@ def add_configure(sub: Any) -> None:
         help="the model Gemini CLI uses, as the bridge lists it "
         "(default: the newest Gemini pro, else the newest Gemini, else the first)",
     )
-    gemini.add_argument(
+    _add_root_url(gemini)
+    _add_common(gemini, "written as GEMINI_API_KEY")
+
+
+def _add_root_url(target: argparse.ArgumentParser) -> None:
+    """`--url` (or `--base-url`): targets that take the bridge's root, with or without /v1."""
+    target.add_argument(
         "--url",
         "--base-url",
         dest="url",
@@ -76,7 +76,6 @@ def add_configure(sub: Any) -> None:
         default=DEFAULT_ROOT,
         help=f"the running bridge, with or without /v1 (default {DEFAULT_ROOT})",
     )
-    _add_common(gemini, "written as GEMINI_API_KEY")
 
 
 def _add_common(target: argparse.ArgumentParser, key_use: str) -> None:
@@ -101,32 +100,27 @@ def _http_url(text: str) -> str:
 
 
 def run_configure(args: argparse.Namespace) -> int:
-    if args.target == "gemini":
-        from bridge.configure.gemini_command import run_configure_gemini
+    """Runs the chosen target and prints its outcome; the exit code."""
+    from bridge.configure.report import print_outcome
 
-        return run_configure_gemini(
-            model=args.model,
-            url=args.url,
-            api_key=args.api_key or None,
-            dry_run=args.dry_run,
-            as_json=args.json,
-        )
-    if args.target == "claude-code":
-        from bridge.configure.claude_command import run_configure_claude
-
-        return run_configure_claude(
-            model=args.model,
-            url=args.url,
-            api_key=args.api_key or None,
-            dry_run=args.dry_run,
-            as_json=args.json,
-        )
-    from bridge.configure.codex_command import run_configure_codex
-
-    return run_configure_codex(
-        model=args.model,
-        base_url=args.base_url,
-        api_key=args.api_key or None,
-        dry_run=args.dry_run,
-        as_json=args.json,
+    configure = _configure_function(args.target)
+    url = args.base_url if args.target == "codex" else args.url
+    api_key = args.api_key or None
+    return print_outcome(
+        lambda: configure(args.model, url, api_key, args.dry_run, os.environ), args.json
     )
+
+
+def _configure_function(target: str) -> Callable[..., Any]:
+    """The target's `configure_*(model, url, api_key, dry_run, environ)`, imported now."""
+    if target == "gemini":
+        from bridge.configure.gemini_command import configure_gemini
+
+        return configure_gemini
+    if target == "claude-code":
+        from bridge.configure.claude_command import configure_claude
+
+        return configure_claude
+    from bridge.configure.codex_command import configure_codex
+
+    return configure_codex

@@ -9,7 +9,6 @@ command.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -25,11 +24,12 @@ from bridge.configure.claude_settings import (
     merge,
 )
 from bridge.configure.config_file import Change, ConfigError, read_config, write_config
-from bridge.configure.report import change_lines, print_outcome, shown
+from bridge.configure.report import Secret, change_lines
 
 # Claude Code 2.1.330 reads a smaller CLAUDE_CODE_AUTO_COMPACT_WINDOW as this many tokens
 # (and warns): measured in its bundled code, where the minimum is 1e5.
 CLAUDE_MIN_COMPACT_WINDOW = 100_000
+SECRET = Secret(f"env.{AUTH_TOKEN_KEY}", PLACEHOLDER_TOKEN)
 
 
 @dataclass
@@ -56,19 +56,6 @@ def bridge_root(url: str) -> str:
     trailing `/v1` (either form is accepted)."""
     root = url.rstrip("/")
     return root[: -len("/v1")] if root.endswith("/v1") else root
-
-
-def run_configure_claude(
-    *,
-    model: str | None,
-    url: str,
-    api_key: str | None,
-    dry_run: bool,
-    as_json: bool,
-) -> int:
-    return print_outcome(
-        lambda: configure_claude(model, url, api_key, dry_run, os.environ), as_json
-    )
 
 
 def configure_claude(
@@ -105,9 +92,7 @@ def configure_claude(
         haiku_model=choice.family_models["haiku"],
         context_window=choice.context_window,
         placeholder_token=api_key is None,
-        changes=[
-            {"key": c.key, "old": _redacted(c, c.old), "new": _redacted(c, c.new)} for c in changes
-        ],
+        changes=SECRET.changes(changes),
     )
     outcome.report = report_lines(outcome, choice, changes)
     if environ.get("ANTHROPIC_API_KEY"):
@@ -119,18 +104,6 @@ def configure_claude(
     return outcome
 
 
-def _redacted(change: Change, value: Any) -> Any:
-    """A token as the report shows it: never its value, except our placeholder."""
-    if change.key != f"env.{AUTH_TOKEN_KEY}" or value is None or value == PLACEHOLDER_TOKEN:
-        return value
-    return "(redacted)"
-
-
-def _show(change: Change, value: Any) -> str:
-    hidden = _redacted(change, value)
-    return hidden if hidden == "(redacted)" else shown(value)
-
-
 def report_lines(outcome: Outcome, choice: ClaudeChoice, changes: list[Change]) -> list[str]:
     lines = change_lines(
         outcome.config,
@@ -138,7 +111,7 @@ def report_lines(outcome: Outcome, choice: ClaudeChoice, changes: list[Change]) 
         dry_run=outcome.dry_run,
         backup=outcome.backup,
         unchanged=f"{outcome.config} already points Claude Code at the bridge: nothing to change.",
-        show=_show,
+        show=SECRET.show,
     )
     window = choice.context_window
     tokens = f" ({window} input tokens)" if window else ""

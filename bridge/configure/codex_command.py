@@ -8,7 +8,6 @@ variable to export). `--json` prints the same as one JSON object, for the VS Cod
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
@@ -18,7 +17,7 @@ from bridge.configure.bridge_models import fetch_models
 from bridge.configure.codex_choice import CodexChoice, choose_codex_model
 from bridge.configure.codex_toml import API_KEY_ENV, CodexSettings, codex_home, merge
 from bridge.configure.config_file import Change, ConfigError, read_config, write_config
-from bridge.configure.report import camel, change_lines, print_outcome
+from bridge.configure.report import camel, change_lines
 
 
 @dataclass
@@ -36,19 +35,6 @@ class Outcome:
     api_key_env: str | None
     changes: list[dict[str, Any]]
     report: list[str] = field(default_factory=list)
-
-
-def run_configure_codex(
-    *,
-    model: str | None,
-    base_url: str,
-    api_key: str | None,
-    dry_run: bool,
-    as_json: bool,
-) -> int:
-    return print_outcome(
-        lambda: configure_codex(model, base_url, api_key, dry_run, os.environ), as_json
-    )
 
 
 def configure_codex(

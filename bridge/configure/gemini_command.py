@@ -10,7 +10,6 @@ one JSON object, for the VS Code command.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -22,7 +21,7 @@ from bridge.configure.config_file import Change, ConfigError, read_config, write
 from bridge.configure.gemini_choice import GeminiChoice, choose_gemini_model
 from bridge.configure.gemini_env import merge_env
 from bridge.configure.gemini_settings import gemini_dir, merge_settings
-from bridge.configure.report import change_lines, print_outcome, shown
+from bridge.configure.report import Secret, change_lines
 
 BASE_URL_ENV = "GOOGLE_GEMINI_BASE_URL"
 API_KEY_ENV = "GEMINI_API_KEY"
@@ -32,6 +31,7 @@ MODEL_ENV = "GEMINI_MODEL"
 PLACEHOLDER_KEY = "maestro-bridge-no-key"
 ENV_LABEL = "Gemini CLI's .env"
 SETTINGS_LABEL = "Gemini CLI's settings"
+SECRET = Secret(API_KEY_ENV, PLACEHOLDER_KEY)
 
 
 @dataclass
@@ -62,14 +62,6 @@ def bridge_root(url: str) -> str:
         if root.endswith(suffix):
             return root[: -len(suffix)]
     return root
-
-
-def run_configure_gemini(
-    *, model: str | None, url: str, api_key: str | None, dry_run: bool, as_json: bool
-) -> int:
-    return print_outcome(
-        lambda: configure_gemini(model, url, api_key, dry_run, os.environ), as_json
-    )
 
 
 def configure_gemini(
@@ -109,10 +101,7 @@ def configure_gemini(
         editor_model=choice.editor_model,
         context_window=choice.context_window,
         placeholder_key=api_key is None,
-        changes=[
-            {"key": c.key, "old": _redacted(c, c.old), "new": _redacted(c, c.new)}
-            for c in env_changes + settings_changes
-        ],
+        changes=SECRET.changes(env_changes + settings_changes),
     )
     outcome.report = report_lines(outcome, choice, env_changes, settings_changes, environ)
     return outcome
@@ -138,18 +127,6 @@ def _write(
     return None if backup is None else str(backup)
 
 
-def _redacted(change: Change, value: Any) -> Any:
-    """A key as the report shows it: never its value, except our placeholder."""
-    if change.key != API_KEY_ENV or value is None or value == PLACEHOLDER_KEY:
-        return value
-    return "(redacted)"
-
-
-def _show(change: Change, value: Any) -> str:
-    hidden = _redacted(change, value)
-    return hidden if hidden == "(redacted)" else shown(value)
-
-
 def report_lines(
     outcome: Outcome,
     choice: GeminiChoice,
@@ -168,7 +145,7 @@ def report_lines(
             dry_run=outcome.dry_run,
             backup=backup,
             unchanged=f"{path} already points Gemini CLI at the bridge: nothing to change.",
-            show=_show,
+            show=SECRET.show,
         )
     notes = [] if choice.editor_model == choice.model else [f"answered by {choice.editor_model!r}"]
     if choice.context_window:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from bridge.configure.bridge_models import BridgeUnavailable, ChoiceError
@@ -27,9 +27,38 @@ def print_outcome(configure: Callable[[], Any], as_json: bool) -> int:
     return 0
 
 
+REDACTED = "(redacted)"
+
+
 def shown(value: Any) -> str:
     """A value as the report prints it: JSON, `(none)` for a key that is not there."""
     return "(none)" if value is None else json.dumps(value)
+
+
+@dataclass(frozen=True)
+class Secret:
+    """The key a target writes (a token, an API key): the report never shows its value,
+    except `placeholder`, ours, written when the bridge wants no key."""
+
+    key: str  # the `Change.key` that holds it
+    placeholder: str
+
+    def hide(self, change: Change, value: Any) -> Any:
+        """A value as the JSON outcome lists it."""
+        if change.key != self.key or value is None or value == self.placeholder:
+            return value
+        return REDACTED
+
+    def show(self, change: Change, value: Any) -> str:
+        """A value as the report prints it (`show` of `change_lines`)."""
+        hidden = self.hide(change, value)
+        return hidden if hidden == REDACTED else shown(value)
+
+    def changes(self, changes: list[Change]) -> list[dict[str, Any]]:
+        """The JSON outcome's `changes`."""
+        return [
+            {"key": c.key, "old": self.hide(c, c.old), "new": self.hide(c, c.new)} for c in changes
+        ]
 
 
 def change_lines(
