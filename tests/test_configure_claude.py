@@ -14,14 +14,12 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import BridgeServer, StartServer, running_bridge_server
-from test_configure_codex import free_port
+from configure_runs import aliased_bridge, free_port, run_configure
+from conftest import BridgeServer, StartServer
 
 from bridge.cli import main
 from bridge.configure.claude_command import bridge_root
@@ -133,8 +131,7 @@ ALIASES = (
 @pytest.fixture(scope="module")
 def claude_bridge() -> Iterator[BridgeServer]:
     """A real `serve` whose aliases give it Claude names, as an editor with Copilot would."""
-    args = [arg for alias in ALIASES for arg in ("--model-alias", alias)]
-    with running_bridge_server(*args) as server:
+    with aliased_bridge(ALIASES) as server:
         yield server
 
 
@@ -296,18 +293,6 @@ def test_a_bridge_with_a_key_gets_it_as_the_token_never_shown(
     }
 
 
-def run_cli(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "bridge.cli", "configure", "claude-code", *args],
-        cwd=cwd,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-
-
 def test_without_claude_config_dir_it_writes_home_dot_claude(
     claude_bridge: BridgeServer, tmp_path: Path
 ) -> None:
@@ -316,7 +301,8 @@ def test_without_claude_config_dir_it_writes_home_dot_claude(
     env = {**os.environ, "HOME": str(home)}
     env.pop("CLAUDE_CONFIG_DIR", None)
     env.pop(KEY_ENV, None)
-    result = run_cli(["--url", root_of(claude_bridge)], env, tmp_path)  # the root URL works too
+    url = root_of(claude_bridge)  # the root URL works too
+    result = run_configure("claude-code", ["--url", url], env, tmp_path)
     assert result.returncode == 0, result
     written = json.loads((home / ".claude" / "settings.json").read_text())
     assert written["env"]["ANTHROPIC_BASE_URL"] == root_of(claude_bridge)
@@ -327,7 +313,7 @@ def test_no_bridge_running_is_a_clear_error_with_a_non_zero_exit(tmp_path: Path)
     url = f"http://127.0.0.1:{free_port()}"
     env = {**os.environ, "CLAUDE_CONFIG_DIR": str(folder)}
     env.pop(KEY_ENV, None)
-    result = run_cli(["--url", url], env, tmp_path)
+    result = run_configure("claude-code", ["--url", url], env, tmp_path)
     assert result.returncode == 1, result
     assert result.stderr.startswith(f"maestro-bridge: No Maestro Bridge answers at {url}/v1")
     assert "Traceback" not in result.stderr

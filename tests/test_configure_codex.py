@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 from datetime import datetime
@@ -21,6 +20,7 @@ from pathlib import Path
 
 import processes
 import pytest
+from configure_runs import free_port, run_configure
 from conftest import BridgeServer, StartServer
 from test_e2e_codex import CODEX_TIMEOUT, COMMAND, PATCH_RULES, find_codex
 
@@ -354,29 +354,13 @@ def test_a_bridge_with_a_key_wants_it_and_codex_gets_env_key(
     assert f"${KEY_ENV}: export it" in out
 
 
-def free_port() -> int:
-    """A port nothing listens on (just released)."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-    return port
-
-
 def test_no_bridge_running_is_a_clear_error_with_a_non_zero_exit(tmp_path: Path) -> None:
     home = tmp_path / "codex-home"
     home.mkdir()
     url = f"http://127.0.0.1:{free_port()}/v1"
     env = {**os.environ, "CODEX_HOME": str(home)}
     env.pop(KEY_ENV, None)
-    result = subprocess.run(
-        [sys.executable, "-m", "bridge.cli", "configure", "codex", "--base-url", url],
-        cwd=tmp_path,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    result = run_configure("codex", ["--base-url", url], env, tmp_path)
     assert result.returncode == 1, result
     assert result.stderr.startswith(f"maestro-bridge: No Maestro Bridge answers at {url}"), result
     assert "maestro-bridge serve" in result.stderr

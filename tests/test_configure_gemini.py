@@ -15,14 +15,12 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import BridgeServer, StartServer, running_bridge_server
-from test_configure_codex import free_port
+from configure_runs import aliased_bridge, free_port, run_configure
+from conftest import BridgeServer, StartServer
 from test_configure_gemini_files import EXISTING
 
 from bridge.cli import main
@@ -79,8 +77,7 @@ ALIASES = ("gemini-2.5-pro=sim-echo", "gemini-2.5-flash=sim-reasoning")
 @pytest.fixture(scope="module")
 def gemini_bridge() -> Iterator[BridgeServer]:
     """A real `serve` whose aliases give it Gemini names."""
-    args = [arg for alias in ALIASES for arg in ("--model-alias", alias)]
-    with running_bridge_server(*args) as server:
+    with aliased_bridge(ALIASES) as server:
         yield server
 
 
@@ -220,18 +217,6 @@ def test_a_bridge_with_a_key_gets_it_never_shown(
     assert any(line.startswith("GEMINI_API_KEY is set here and wins") for line in outcome["report"])
 
 
-def run_cli(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "bridge.cli", "configure", "gemini", *args],
-        cwd=cwd,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-
-
 def test_without_gemini_cli_home_it_writes_home_dot_gemini(
     gemini_bridge: BridgeServer, tmp_path: Path
 ) -> None:
@@ -240,7 +225,7 @@ def test_without_gemini_cli_home_it_writes_home_dot_gemini(
     env = {**os.environ, "HOME": str(home)}
     env.pop("GEMINI_CLI_HOME", None)
     env.pop(KEY_ENV, None)
-    result = run_cli(["--url", f"{gemini_bridge.root_url}/v1beta"], env, tmp_path)
+    result = run_configure("gemini", ["--url", f"{gemini_bridge.root_url}/v1beta"], env, tmp_path)
     assert result.returncode == 0, result
     written = parse_dotenv((home / ".gemini" / ".env").read_text())
     assert written["GOOGLE_GEMINI_BASE_URL"] == gemini_bridge.root_url
@@ -251,7 +236,7 @@ def test_no_bridge_running_is_a_clear_error_with_a_non_zero_exit(tmp_path: Path)
     url = f"http://127.0.0.1:{free_port()}"
     env = {**os.environ, "GEMINI_CLI_HOME": str(tmp_path)}
     env.pop(KEY_ENV, None)
-    result = run_cli(["--url", url], env, tmp_path)
+    result = run_configure("gemini", ["--url", url], env, tmp_path)
     assert result.returncode == 1, result
     assert result.stderr.startswith(f"maestro-bridge: No Maestro Bridge answers at {url}/v1")
     assert "Traceback" not in result.stderr
