@@ -13,6 +13,7 @@ import logging
 from typing import Any
 
 from bridge.anthropic.protocol import MessagesRequest
+from bridge.core.chat_request import model_options as editor_options
 from bridge.core.reasoning import budget_effort
 
 log = logging.getLogger(__name__)
@@ -59,15 +60,12 @@ def thinking_omitted(request: MessagesRequest) -> bool:
 
 
 def model_options(request: MessagesRequest) -> dict[str, Any]:
-    options: dict[str, Any] = {"maxOutputTokens": request.max_tokens}
-    if request.temperature is not None:
-        options["temperature"] = request.temperature
-    if request.top_p is not None:
-        options["topP"] = request.top_p
-    effort = reasoning_effort(request)
-    if effort is not None:
-        options["reasoningEffort"] = effort
-    return options
+    return editor_options(
+        max_output_tokens=request.max_tokens,
+        temperature=request.temperature,
+        top_p=request.top_p,
+        reasoning_effort=reasoning_effort(request),
+    )
 
 
 def log_ignored(body: dict[str, Any]) -> None:

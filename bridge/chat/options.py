@@ -13,7 +13,9 @@ import logging
 from typing import Any
 
 from bridge.chat.protocol import CompletionRequest
+from bridge.core.chat_request import model_options as editor_options
 from bridge.core.errors import invalid_request
+from bridge.core.key_names import shown_keys
 
 log = logging.getLogger(__name__)
 
@@ -86,28 +88,12 @@ def reasoning_effort(request: CompletionRequest) -> str | None:
 
 
 def model_options(request: CompletionRequest) -> dict[str, Any]:
-    options: dict[str, Any] = {}
-    limit = max_output_tokens(request)
-    if limit is not None:
-        options["maxOutputTokens"] = limit
-    if request.temperature is not None:
-        options["temperature"] = request.temperature
-    if request.top_p is not None:
-        options["topP"] = request.top_p
-    effort = reasoning_effort(request)
-    if effort is not None:
-        options["reasoningEffort"] = effort
-    return options
-
-
-SHOWN_KEYS = 20  # unknown key names logged at most (a body may hold thousands)
-SHOWN_KEY_CHARS = 40
-
-
-def _shown_keys(keys: list[str]) -> str:
-    shown = [key[:SHOWN_KEY_CHARS] for key in keys[:SHOWN_KEYS]]
-    more = f" (and {len(keys) - SHOWN_KEYS} more)" if len(keys) > SHOWN_KEYS else ""
-    return ", ".join(shown) + more
+    return editor_options(
+        max_output_tokens=max_output_tokens(request),
+        temperature=request.temperature,
+        top_p=request.top_p,
+        reasoning_effort=reasoning_effort(request),
+    )
 
 
 def log_ignored(body: dict[str, Any]) -> None:
@@ -118,8 +104,8 @@ def log_ignored(body: dict[str, Any]) -> None:
     if isinstance(options, dict):
         ignored += [f"stream_options.{k}" for k in options if k != "include_usage"]
     if ignored:
-        log.debug("Accepted and ignored: %s", _shown_keys(ignored))
+        log.debug("Accepted and ignored: %s", shown_keys(ignored))
     known = set(CompletionRequest.model_fields) | set(IGNORED_KEYS)
     unknown = [str(key) for key in body if key not in known]
     if unknown:
-        log.debug("Unknown keys ignored: %s", _shown_keys(unknown))
+        log.debug("Unknown keys ignored: %s", shown_keys(unknown))

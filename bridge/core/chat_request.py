@@ -8,6 +8,24 @@ from bridge.core.backend import ChatMessage, ChatRequest, ChatTool, TextPart
 from bridge.core.structured_output import OutputFormat
 
 
+def model_options(
+    *,
+    max_output_tokens: int | None,
+    temperature: float | None,
+    top_p: float | None,
+    reasoning_effort: str | None,
+) -> dict[str, Any]:
+    """The editor's model options every dialect maps; what the client did not give is left
+    out (the editor's model then uses its own default)."""
+    given = {
+        "maxOutputTokens": max_output_tokens,
+        "temperature": temperature,
+        "topP": top_p,
+        "reasoningEffort": reasoning_effort,
+    }
+    return {name: value for name, value in given.items() if value is not None}
+
+
 def editor_chat(
     model_id: str,
     messages: list[ChatMessage],

@@ -13,7 +13,9 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from bridge.core.chat_request import model_options as editor_options
 from bridge.core.errors import invalid_request
+from bridge.core.key_names import shown_keys
 from bridge.core.reasoning import budget_effort
 from bridge.gemini.fields import key_in
 from bridge.gemini.protocol import GenerateContentRequest, GenerationConfig
@@ -124,27 +126,12 @@ def model_options(request: GenerateContentRequest) -> dict[str, Any]:
     config = request.generation_config
     if config is None:
         return {}
-    options: dict[str, Any] = {}
-    if config.max_output_tokens is not None:
-        options["maxOutputTokens"] = config.max_output_tokens
-    if config.temperature is not None:
-        options["temperature"] = config.temperature
-    if config.top_p is not None:
-        options["topP"] = config.top_p
-    effort = reasoning_effort(config)
-    if effort is not None:
-        options["reasoningEffort"] = effort
-    return options
-
-
-SHOWN_KEYS = 20  # unknown key names logged at most (a body may hold thousands)
-SHOWN_KEY_CHARS = 40
-
-
-def _shown(keys: list[str]) -> str:
-    shown = [key[:SHOWN_KEY_CHARS] for key in keys[:SHOWN_KEYS]]
-    more = f" (and {len(keys) - SHOWN_KEYS} more)" if len(keys) > SHOWN_KEYS else ""
-    return ", ".join(shown) + more
+    return editor_options(
+        max_output_tokens=config.max_output_tokens,
+        temperature=config.temperature,
+        top_p=config.top_p,
+        reasoning_effort=reasoning_effort(config),
+    )
 
 
 def log_ignored(body: dict[str, Any]) -> None:
@@ -157,11 +144,11 @@ def log_ignored(body: dict[str, Any]) -> None:
         known = {key_in(config, n) for n in IGNORED_CONFIG + HANDLED_CONFIG}
         unknown_config = [f"{CONFIG}.{key}" for key in config if key not in known]
     if ignored:
-        log.debug("Accepted and ignored: %s", _shown(ignored))
+        log.debug("Accepted and ignored: %s", shown_keys(ignored))
     known_body = {key_in(body, n) for n in (*IGNORED_BODY, *BODY_FIELDS)}
     unknown = [str(key) for key in body if key not in known_body] + unknown_config
     if unknown:
-        log.debug("Unknown keys ignored: %s", _shown(unknown))
+        log.debug("Unknown keys ignored: %s", shown_keys(unknown))
 
 
 BODY_FIELDS = (

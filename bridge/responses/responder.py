@@ -26,6 +26,7 @@ from bridge.core.backend import (
     ModelInfo,
 )
 from bridge.core.chat_request import editor_chat
+from bridge.core.chat_request import model_options as editor_options
 from bridge.core.errors import ApiError, from_failure_code, invalid_request
 from bridge.core.models import ModelNames
 from bridge.core.models import resolve_model as resolve_model
@@ -61,18 +62,15 @@ class ResponsePlan:
 
 
 def _model_options(request: CreateResponseRequest) -> dict[str, Any]:
-    options: dict[str, Any] = {}
-    if request.temperature is not None:
-        options["temperature"] = request.temperature
-    if request.top_p is not None:
-        options["topP"] = request.top_p
-    if request.max_output_tokens is not None:
-        options["maxOutputTokens"] = request.max_output_tokens
-    if request.reasoning is not None:
-        if request.reasoning.effort:
-            options["reasoningEffort"] = request.reasoning.effort
-        if request.reasoning.summary:
-            options["reasoningSummary"] = request.reasoning.summary
+    reasoning = request.reasoning
+    options = editor_options(
+        max_output_tokens=request.max_output_tokens,
+        temperature=request.temperature,
+        top_p=request.top_p,
+        reasoning_effort=(reasoning.effort or None) if reasoning is not None else None,
+    )
+    if reasoning is not None and reasoning.summary:
+        options["reasoningSummary"] = reasoning.summary
     return options
 
 
