@@ -28,10 +28,9 @@ the test, or fails it when $CI is set.
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
-from cli_runs import CliRun, binary_or_skip, find_binary, run_cli
+from cli_runs import CliRun, binary_candidates, binary_or_skip, client_env, find_binary, run_cli
 from conftest import REPO_ROOT
 
 AIDER_VERSION = "0.86.2"
@@ -71,11 +70,7 @@ CLEARED_ENV_PREFIXES = (
 
 
 def aider_candidates() -> list[str]:
-    candidates = []
-    if os.environ.get("MAESTRO_AIDER_BIN"):
-        candidates.append(os.environ["MAESTRO_AIDER_BIN"])
-    candidates.append(str(CACHED_BIN))
-    return candidates
+    return binary_candidates("MAESTRO_AIDER_BIN", CACHED_BIN)
 
 
 def find_aider() -> str | None:
@@ -120,15 +115,8 @@ def write_git_identity(home: Path) -> None:
 def aider_env(home: Path, extra: dict[str, str] | None = None) -> dict[str, str]:
     """Aider's environment: ours minus any Aider/OpenAI/litellm/git settings and proxies, plus
     the offline switches and the isolated HOME."""
-    env = {
-        name: value
-        for name, value in os.environ.items()
-        if not name.upper().startswith(CLEARED_ENV_PREFIXES)
-    }
-    env.update(OFFLINE_ENV)
-    env.update({"HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config")})
-    env.update(extra or {})
-    return env
+    own = {"HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config")}
+    return client_env(CLEARED_ENV_PREFIXES, OFFLINE_ENV, own, extra, any_case=True)
 
 
 def aider_command(

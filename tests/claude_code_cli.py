@@ -19,10 +19,17 @@ a prompt, anything else is denied (print mode cannot ask).
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
-from cli_runs import CliRun, binary_or_skip, find_binary, run_cli
+from cli_runs import (
+    CliRun,
+    binary_candidates,
+    binary_or_skip,
+    client_env,
+    find_binary,
+    given_options,
+    run_cli,
+)
 from conftest import REPO_ROOT
 
 CLAUDE_VERSION = "2.1.330"
@@ -53,11 +60,7 @@ CLEARED_ENV_PREFIXES = ("ANTHROPIC_", "CLAUDE_", "CLAUDECODE", "AWS_BEARER_TOKEN
 
 
 def claude_candidates() -> list[str]:
-    candidates = []
-    if os.environ.get("MAESTRO_CLAUDE_BIN"):
-        candidates.append(os.environ["MAESTRO_CLAUDE_BIN"])
-    candidates.append(str(CACHED_BIN))
-    return candidates
+    return binary_candidates("MAESTRO_CLAUDE_BIN", CACHED_BIN)
 
 
 def find_claude() -> str | None:
@@ -76,11 +79,7 @@ def claude_or_skip() -> str:
 
 
 class ClaudeRun(CliRun):
-    def json_result(self) -> dict[str, object]:
-        """stdout of `--output-format json`: one JSON object (the run's result)."""
-        parsed = json.loads(self.stdout)
-        assert isinstance(parsed, dict), self.report
-        return parsed
+    """One `claude -p` run, ended (`json_result()`: the run's result)."""
 
 
 def prepare_home(home: Path, workdir: Path) -> Path:
@@ -100,23 +99,14 @@ def prepare_home(home: Path, workdir: Path) -> Path:
 def claude_env(base_url: str, home: Path, extra: dict[str, str] | None = None) -> dict[str, str]:
     """The CLI's environment: ours minus any Anthropic/Claude settings, plus the base URL,
     a dummy key (sent as `Authorization: Bearer`), the offline switches and the isolated HOME."""
-    env = {
-        name: value
-        for name, value in os.environ.items()
-        if not name.startswith(CLEARED_ENV_PREFIXES)
+    own = {
+        "HOME": str(home),
+        "CLAUDE_CONFIG_DIR": str(home / ".claude"),
+        "XDG_CONFIG_HOME": str(home / ".config"),
+        "ANTHROPIC_BASE_URL": base_url,
+        "ANTHROPIC_AUTH_TOKEN": DUMMY_KEY,
     }
-    env.update(OFFLINE_ENV)
-    env.update(
-        {
-            "HOME": str(home),
-            "CLAUDE_CONFIG_DIR": str(home / ".claude"),
-            "XDG_CONFIG_HOME": str(home / ".config"),
-            "ANTHROPIC_BASE_URL": base_url,
-            "ANTHROPIC_AUTH_TOKEN": DUMMY_KEY,
-        }
-    )
-    env.update(extra or {})
-    return env
+    return client_env(CLEARED_ENV_PREFIXES, OFFLINE_ENV, own, extra)
 
 
 def claude_command(
@@ -128,10 +118,7 @@ def claude_command(
     extra_args: tuple[str, ...] = (),
 ) -> list[str]:
     command = [claude_bin, "-p", "--permission-mode", "dontAsk", "--allowedTools", ALLOWED_TOOLS]
-    if model is not None:
-        command += ["--model", model]
-    if output_format is not None:
-        command += ["--output-format", output_format]
+    command += given_options(("--model", model), ("--output-format", output_format))
     # `--allowedTools` takes any number of values: `--` ends them, so the prompt stays a prompt.
     return [*command, *extra_args, "--", prompt]
 

@@ -1,5 +1,6 @@
-"""What every real command-line client in the tests shares (Claude Code, Aider): finding its
-binary, skipping or failing without it, and one run that leaves no process behind.
+"""What every real command-line client in the tests shares (Claude Code, Aider, Gemini CLI):
+finding its binary, skipping or failing without it, an environment cleared of the developer's
+own settings, and one run that leaves no process behind.
 
 A run starts the client in a session of its own (its own process group). Whatever happens (an
 exit, a timeout, an exception in the caller's thread), the client, everything it started and
@@ -9,15 +10,48 @@ every process left in its session are killed before `run_cli` returns or raises.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import shutil
 import signal
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from processes import kill_tree
+
+
+def binary_candidates(variable: str, cached_bin: Path) -> list[str]:
+    """Where a client's binary may be: $`variable` when set, then where scripts/test installs it."""
+    candidates = []
+    if os.environ.get(variable):
+        candidates.append(os.environ[variable])
+    candidates.append(str(cached_bin))
+    return candidates
+
+
+def client_env(
+    cleared_prefixes: tuple[str, ...],
+    *layers: dict[str, str] | None,
+    any_case: bool = False,
+) -> dict[str, str]:
+    """Our environment minus the variables named with `cleared_prefixes` (with `any_case`,
+    matched in upper case), then each of `layers` on top, in order."""
+    env = {
+        name: value
+        for name, value in os.environ.items()
+        if not (name.upper() if any_case else name).startswith(cleared_prefixes)
+    }
+    for layer in layers:
+        env.update(layer or {})
+    return env
+
+
+def given_options(*options: tuple[str, str | None]) -> list[str]:
+    """`--name value` for each option given a value, in order; None leaves it out."""
+    return [arg for name, value in options if value is not None for arg in (name, value)]
 
 
 def find_binary(candidates: list[str], name: str) -> str | None:
@@ -53,6 +87,12 @@ class CliRun:
         state = "timed out" if self.timed_out else f"exit code {self.returncode}"
         name = Path(self.command[0]).name if self.command else "command"
         return f"{name} {state}\nstdout:\n{self.stdout}\nstderr:\n{self.stderr}"
+
+    def json_result(self) -> dict[str, Any]:
+        """stdout of `--output-format json`: one JSON object (the run's result)."""
+        parsed = json.loads(self.stdout)
+        assert isinstance(parsed, dict), self.report
+        return parsed
 
 
 def run_cli(

@@ -29,11 +29,18 @@ is set.
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
-from cli_runs import CliRun, binary_or_skip, find_binary, run_cli
+from cli_runs import (
+    CliRun,
+    binary_candidates,
+    binary_or_skip,
+    client_env,
+    find_binary,
+    given_options,
+    run_cli,
+)
 from conftest import REPO_ROOT
 
 GEMINI_VERSION = "0.61.0"
@@ -68,11 +75,7 @@ CLEARED_ENV_PREFIXES = (
 
 
 def gemini_candidates() -> list[str]:
-    candidates = []
-    if os.environ.get("MAESTRO_GEMINI_BIN"):
-        candidates.append(os.environ["MAESTRO_GEMINI_BIN"])
-    candidates.append(str(CACHED_BIN))
-    return candidates
+    return binary_candidates("MAESTRO_GEMINI_BIN", CACHED_BIN)
 
 
 def find_gemini() -> str | None:
@@ -91,11 +94,7 @@ def gemini_or_skip() -> str:
 
 
 class GeminiRun(CliRun):
-    def json_result(self) -> dict[str, Any]:
-        """stdout of `--output-format json`: one JSON object (`response`, `stats`...)."""
-        parsed = json.loads(self.stdout)
-        assert isinstance(parsed, dict), self.report
-        return parsed
+    """One `gemini --prompt` run, ended (`json_result()`: `response`, `stats`...)."""
 
 
 def prepare_home(home: Path, settings: dict[str, Any] | None = None) -> None:
@@ -111,23 +110,14 @@ def prepare_home(home: Path, settings: dict[str, Any] | None = None) -> None:
 def gemini_env(base_url: str, home: Path, extra: dict[str, str] | None = None) -> dict[str, str]:
     """The CLI's environment: ours minus any Gemini/Google settings and proxies, plus the base
     URL, a dummy key (sent as `x-goog-api-key`), the offline switches and the isolated HOME."""
-    env = {
-        name: value
-        for name, value in os.environ.items()
-        if not name.startswith(CLEARED_ENV_PREFIXES)
+    own = {
+        "HOME": str(home),
+        "XDG_CONFIG_HOME": str(home / ".config"),
+        "TMPDIR": str(home / "tmp"),
+        "GOOGLE_GEMINI_BASE_URL": base_url,
+        "GEMINI_API_KEY": DUMMY_KEY,
     }
-    env.update(OFFLINE_ENV)
-    env.update(
-        {
-            "HOME": str(home),
-            "XDG_CONFIG_HOME": str(home / ".config"),
-            "TMPDIR": str(home / "tmp"),
-            "GOOGLE_GEMINI_BASE_URL": base_url,
-            "GEMINI_API_KEY": DUMMY_KEY,
-        }
-    )
-    env.update(extra or {})
-    return env
+    return client_env(CLEARED_ENV_PREFIXES, OFFLINE_ENV, own, extra)
 
 
 def gemini_command(
@@ -139,14 +129,10 @@ def gemini_command(
     approval_mode: str | None = None,
     extra_args: tuple[str, ...] = (),
 ) -> list[str]:
-    command = [gemini_bin]
-    if model is not None:
-        command += ["--model", model]
-    if output_format is not None:
-        command += ["--output-format", output_format]
-    if approval_mode is not None:
-        command += ["--approval-mode", approval_mode]
-    return [*command, *extra_args, "--prompt", prompt]
+    options = given_options(
+        ("--model", model), ("--output-format", output_format), ("--approval-mode", approval_mode)
+    )
+    return [gemini_bin, *options, *extra_args, "--prompt", prompt]
 
 
 def run_gemini(
