@@ -10,23 +10,15 @@ idempotent (a placeholder is shorter than LONG_TEXT), so saved fixtures can be t
 from __future__ import annotations
 
 import copy
-import re
 from typing import Any
 
-LONG_TEXT = 200
-PLACEHOLDER = re.compile(r"\[Aider text, \d+ characters, not reproduced\]")
+from text_placeholders import LONG_TEXT, Placeholders
 
-
-def placeholder(text: str) -> str:
-    return f"[Aider text, {len(text)} characters, not reproduced]"
-
-
-def is_placeholder(text: str) -> bool:
-    return PLACEHOLDER.fullmatch(text) is not None
-
-
-def trim_text(text: str) -> str:
-    return placeholder(text) if len(text) > LONG_TEXT else text
+__all__ = ["LONG_TEXT", "is_placeholder", "placeholder", "trim_request", "trim_text"]
+PLACEHOLDERS = Placeholders("Aider")
+placeholder = PLACEHOLDERS.placeholder
+is_placeholder = PLACEHOLDERS.is_placeholder
+trim_text = PLACEHOLDERS.trim_text
 
 
 def trim_request(request: dict[str, Any]) -> dict[str, Any]:

@@ -12,23 +12,15 @@ shorter than LONG_TEXT), so saved fixtures can be trimmed again.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
-LONG_TEXT = 200
-PLACEHOLDER = re.compile(r"\[Gemini CLI text, \d+ characters, not reproduced\]")
+from text_placeholders import LONG_TEXT, Placeholders
 
-
-def placeholder(text: str) -> str:
-    return f"[Gemini CLI text, {len(text)} characters, not reproduced]"
-
-
-def is_placeholder(text: str) -> bool:
-    return PLACEHOLDER.fullmatch(text) is not None
-
-
-def trim_text(text: str) -> str:
-    return placeholder(text) if len(text) > LONG_TEXT and not is_placeholder(text) else text
+__all__ = ["LONG_TEXT", "is_placeholder", "placeholder", "trim_request", "trim_text"]
+PLACEHOLDERS = Placeholders("Gemini CLI")
+placeholder = PLACEHOLDERS.placeholder
+is_placeholder = PLACEHOLDERS.is_placeholder
+trim_text = PLACEHOLDERS.trim_text
 
 
 def trim_value(value: Any, key: str | None = None) -> Any:
