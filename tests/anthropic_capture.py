@@ -80,16 +80,8 @@ class CaptureServer(RecordingServer):
 
     # ----------------------------------------------------------------------- handlers
 
-    async def _read_json(self, request: web.Request) -> Any:
-        raw = await request.read()
-        try:
-            return json.loads(raw) if raw else None
-        except (UnicodeDecodeError, json.JSONDecodeError):
-            return {"<not json>": raw.decode(errors="replace")}
-
     async def messages(self, request: web.Request) -> web.StreamResponse:
-        body = await self._read_json(request)
-        self._record(request, body)
+        body = await self.record_json(request)
         if not isinstance(body, dict) or not isinstance(body.get("model"), str):
             return _error(400, "invalid_request_error", "model: Field required")
         model = body["model"]
@@ -107,8 +99,7 @@ class CaptureServer(RecordingServer):
         return response
 
     async def count_tokens(self, request: web.Request) -> web.Response:
-        body = await self._read_json(request)
-        self._record(request, body)
+        body = await self.record_json(request)
         return web.json_response({"input_tokens": max(1, len(json.dumps(body)) // 4)})
 
     async def models(self, request: web.Request) -> web.Response:
@@ -128,16 +119,19 @@ class CaptureServer(RecordingServer):
         )
 
     async def anything_else(self, request: web.Request) -> web.Response:
-        self._record(request, await self._read_json(request))
-        return _error(404, "not_found_error", f"{request.method} {request.path}: not found")
+        """Recorded with its body as JSON (Claude Code's stray requests are JSON too)."""
+        await self.record_json(request)
+        return self.not_found(f"{request.method} {request.path}: not found")
+
+    def not_found(self, message: str) -> web.Response:
+        return _error(404, "not_found_error", message)
 
     def app(self) -> web.Application:
-        app = web.Application()
-        app.router.add_post("/v1/messages", self.messages)
-        app.router.add_post("/v1/messages/count_tokens", self.count_tokens)
-        app.router.add_get("/v1/models", self.models)
-        app.router.add_route("*", "/{tail:.*}", self.anything_else)
-        return app
+        return self.routed_app(
+            web.post("/v1/messages", self.messages),
+            web.post("/v1/messages/count_tokens", self.count_tokens),
+            web.get("/v1/models", self.models),
+        )
 
 
 def _last_user_content(messages: Any) -> list[dict[str, Any]]:

@@ -52,12 +52,8 @@ class ChatCaptureServer(RecordingServer):
     # ----------------------------------------------------------------------- handlers
 
     async def completions(self, request: web.Request) -> web.StreamResponse:
-        raw = await request.read()
-        try:
-            body = json.loads(raw) if raw else None
-        except (UnicodeDecodeError, json.JSONDecodeError):
-            body = {"<not json>": raw.decode(errors="replace")}
-        self._record(request, body)
+        raw = await request.read()  # aiohttp keeps it: record_json reads the same bytes
+        body = await self.record_json(request)
         if not isinstance(body, dict) or not isinstance(body.get("model"), str):
             return _error(400, "model: required")
         text = self.answer_text(body)
@@ -90,17 +86,15 @@ class ChatCaptureServer(RecordingServer):
         model = {"id": "capture-model", "object": "model", "created": CREATED, "owned_by": "me"}
         return web.json_response({"object": "list", "data": [model]})
 
-    async def anything_else(self, request: web.Request) -> web.Response:
-        self._record(request, (await request.read()).decode(errors="replace") or None)
-        return _error(404, f"{request.method} {request.path}: not found")
+    def not_found(self, message: str) -> web.Response:
+        return _error(404, message)
 
     def app(self) -> web.Application:
-        app = web.Application()
-        app.router.add_post("/v1/chat/completions", self.completions)
-        app.router.add_post("/chat/completions", self.completions)
-        app.router.add_get("/v1/models", self.models)
-        app.router.add_route("*", "/{tail:.*}", self.anything_else)
-        return app
+        return self.routed_app(
+            web.post("/v1/chat/completions", self.completions),
+            web.post("/chat/completions", self.completions),
+            web.get("/v1/models", self.models),
+        )
 
 
 def last_user_text(messages: Any) -> str:

@@ -91,12 +91,8 @@ class GeminiCaptureServer(RecordingServer):
 
     async def model_action(self, request: web.Request) -> web.StreamResponse:
         model, _, action = unquote(request.match_info["model_action"]).rpartition(":")
-        raw = await request.read()
-        try:
-            body = json.loads(raw) if raw else None
-        except (UnicodeDecodeError, json.JSONDecodeError):
-            body = {"<not json>": raw.decode(errors="replace")}
-        self._record(request, body)
+        raw = await request.read()  # aiohttp keeps it: record_json reads the same bytes
+        body = await self.record_json(request)
         if not isinstance(body, dict):
             return error_response(400, "INVALID_ARGUMENT", "the body must be a JSON object")
         if action == "countTokens":
@@ -160,17 +156,15 @@ class GeminiCaptureServer(RecordingServer):
         self._record(request, None)
         return web.json_response(model_entry(unquote(request.match_info["model"])))
 
-    async def anything_else(self, request: web.Request) -> web.Response:
-        self._record(request, (await request.read()).decode(errors="replace") or None)
-        return error_response(404, "NOT_FOUND", f"{request.method} {request.path}: not found")
+    def not_found(self, message: str) -> web.Response:
+        return error_response(404, "NOT_FOUND", message)
 
     def app(self) -> web.Application:
-        app = web.Application()
-        app.router.add_post("/v1beta/models/{model_action}", self.model_action)
-        app.router.add_get("/v1beta/models", self.list_models)
-        app.router.add_get("/v1beta/models/{model}", self.get_model)
-        app.router.add_route("*", "/{tail:.*}", self.anything_else)
-        return app
+        return self.routed_app(
+            web.post("/v1beta/models/{model_action}", self.model_action),
+            web.get("/v1beta/models", self.list_models),
+            web.get("/v1beta/models/{model}", self.get_model),
+        )
 
 
 def last_user_parts(contents: Any) -> list[dict[str, Any]]:

@@ -1,7 +1,9 @@
-"""What every capture server in the tests keeps: the requests it got, secrets redacted."""
+"""What every capture server in the tests keeps: the requests it got, secrets redacted; and
+what each does with a path it does not serve: records it and answers its dialect's 404."""
 
 from __future__ import annotations
 
+import json
 import threading
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,6 +29,33 @@ class RecordingServer:
     def recorded(self) -> list[dict[str, Any]]:
         with self._lock:
             return list(self.requests)
+
+    async def record_json(self, request: web.Request) -> Any:
+        """Records the request with its body parsed (None when empty; a body that is no JSON
+        as `{"<not json>": its text}`) and returns that body."""
+        raw = await request.read()
+        try:
+            body = json.loads(raw) if raw else None
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            body = {"<not json>": raw.decode(errors="replace")}
+        self._record(request, body)
+        return body
+
+    def routed_app(self, *routes: web.RouteDef) -> web.Application:
+        """An app with `routes`, then `anything_else` for every other method and path."""
+        app = web.Application()
+        app.add_routes(routes)
+        app.router.add_route("*", "/{tail:.*}", self.anything_else)
+        return app
+
+    async def anything_else(self, request: web.Request) -> web.Response:
+        """Recorded with its body as text (None when empty), answered with `not_found`."""
+        self._record(request, (await request.read()).decode(errors="replace") or None)
+        return self.not_found(f"{request.method} {request.path}: not found")
+
+    def not_found(self, message: str) -> web.Response:
+        """The dialect's 404 (each capture server answers in its own error envelope)."""
+        raise NotImplementedError
 
     def _record(self, request: web.Request, body: Any) -> None:
         headers = {
