@@ -14,7 +14,7 @@ from typing import Any
 
 from bridge.chat.protocol import CompletionRequest
 from bridge.core.chat_request import model_options as editor_options
-from bridge.core.errors import invalid_request
+from bridge.core.errors import unsupported_parameter
 from bridge.core.key_names import shown_keys
 
 log = logging.getLogger(__name__)
@@ -39,35 +39,33 @@ IGNORED_KEYS = (
 )
 
 
-def _unsupported(param: str, message: str) -> None:
-    raise invalid_request(message, param=param, code="unsupported_parameter")
-
-
 def refuse_unsupported(request: CompletionRequest) -> None:
     """400 for what the bridge cannot answer: several choices, log probabilities, audio."""
     if request.n is not None and request.n != 1:
-        _unsupported(
+        raise unsupported_parameter(
             "n", f"`n` must be 1: the editor gives one answer per request (got {request.n})."
         )
     if request.logprobs:
-        _unsupported(
+        raise unsupported_parameter(
             "logprobs", "`logprobs` is not supported: the editor reports no token probabilities."
         )
     if request.top_logprobs:
-        _unsupported(
+        raise unsupported_parameter(
             "top_logprobs",
             "`top_logprobs` is not supported: the editor reports no token probabilities.",
         )
     if request.audio is not None:
-        _unsupported("audio", "Audio output is not supported: the editor's models answer in text.")
+        raise unsupported_parameter(
+            "audio", "Audio output is not supported: the editor's models answer in text."
+        )
     if request.modalities and any(m != "text" for m in request.modalities):
-        _unsupported(
+        raise unsupported_parameter(
             "modalities",
             "`modalities`: only `text` is supported: the editor's models answer in text.",
         )
     for legacy in ("functions", "function_call"):
         if getattr(request, legacy) is not None:
-            _unsupported(
+            raise unsupported_parameter(
                 legacy,
                 f"`{legacy}` (the deprecated function calling) is not supported: "
                 "send `tools` and `tool_choice` instead.",

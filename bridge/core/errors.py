@@ -53,6 +53,11 @@ def invalid_request(message: str, *, param: str | None = None, code: str | None 
     return ApiError(400, message, param=param, code=code)
 
 
+def unsupported_parameter(param: str, message: str) -> ApiError:
+    """A 400 for a field the bridge reads but cannot honour (several choices, audio...)."""
+    return invalid_request(message, param=param, code="unsupported_parameter")
+
+
 # The editor asks the user once whether an extension may use another's models (Copilot's);
 # until they agree, every request fails with NoPermissions. Say where to agree.
 GRANT_ACCESS_HINT = (

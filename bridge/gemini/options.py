@@ -14,7 +14,7 @@ import logging
 from typing import Any
 
 from bridge.core.chat_request import model_options as editor_options
-from bridge.core.errors import invalid_request
+from bridge.core.errors import unsupported_parameter
 from bridge.core.key_names import shown_keys
 from bridge.core.reasoning import budget_effort
 from bridge.gemini.fields import key_in
@@ -54,14 +54,10 @@ HANDLED_CONFIG = (
 )
 
 
-def _unsupported(param: str, message: str) -> None:
-    raise invalid_request(message, param=param, code="unsupported_parameter")
-
-
 def refuse_unsupported(request: GenerateContentRequest) -> None:
     """400 for what the bridge cannot answer, naming the field."""
     if request.cached_content:
-        _unsupported(
+        raise unsupported_parameter(
             "cachedContent",
             "`cachedContent` is not supported: Maestro Bridge keeps no cached contents; send "
             "the whole conversation in `contents`.",
@@ -70,31 +66,31 @@ def refuse_unsupported(request: GenerateContentRequest) -> None:
     if config is None:
         return
     if config.candidate_count is not None and config.candidate_count != 1:
-        _unsupported(
+        raise unsupported_parameter(
             f"{CONFIG}.candidateCount",
             f"`{CONFIG}.candidateCount` must be 1: the editor gives one answer per request "
             f"(got {config.candidate_count}).",
         )
     if config.response_logprobs:
-        _unsupported(
+        raise unsupported_parameter(
             f"{CONFIG}.responseLogprobs",
             f"`{CONFIG}.responseLogprobs` is not supported: the editor reports no token "
             "probabilities.",
         )
     if config.logprobs is not None:
-        _unsupported(
+        raise unsupported_parameter(
             f"{CONFIG}.logprobs",
             f"`{CONFIG}.logprobs` is not supported: the editor reports no token probabilities.",
         )
     modalities = config.response_modalities or []
     if any(modality.upper() != "TEXT" for modality in modalities):
-        _unsupported(
+        raise unsupported_parameter(
             f"{CONFIG}.responseModalities",
             f"`{CONFIG}.responseModalities`: only TEXT is supported: the editor's models "
             "answer in text.",
         )
     if config.speech_config is not None:
-        _unsupported(
+        raise unsupported_parameter(
             f"{CONFIG}.speechConfig",
             f"`{CONFIG}.speechConfig` is not supported: the editor's models answer in text.",
         )
