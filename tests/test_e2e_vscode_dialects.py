@@ -22,17 +22,14 @@ from claude_code_cli import claude_or_skip, run_claude
 from openai import OpenAI
 from openai.types.chat import ChatCompletionMessageParam
 from plain_http import post
-from vscode_host import VSCodeHost, last_requests, running_host
+from vscode_host import VSCodeHost, host_fixture, last_requests
 
 pytestmark = pytest.mark.timeout(600)
 
 MODEL = "scripted-model"
 
 
-@pytest.fixture(scope="module")
-def vscode(tmp_path_factory: pytest.TempPathFactory) -> Iterator[VSCodeHost]:
-    with running_host(tmp_path_factory.mktemp("vscode")) as host:
-        yield host
+vscode = host_fixture()
 
 
 @pytest.fixture

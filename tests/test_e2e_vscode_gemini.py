@@ -19,17 +19,14 @@ from gemini_validation import check_stream, comparable, parse_sse
 from google import genai
 from google.genai import types
 from plain_http import post
-from vscode_host import VSCodeHost, last_requests, running_host
+from vscode_host import VSCodeHost, host_fixture, last_requests
 
 pytestmark = pytest.mark.timeout(600)
 
 MODEL = "scripted-model"
 
 
-@pytest.fixture(scope="module")
-def vscode(tmp_path_factory: pytest.TempPathFactory) -> Iterator[VSCodeHost]:
-    with running_host(tmp_path_factory.mktemp("vscode")) as host:
-        yield host
+vscode = host_fixture()
 
 
 @pytest.fixture

@@ -450,6 +450,18 @@ def running_host(workdir: Path) -> Iterator[VSCodeHost]:
     assert not left, f"language servers outlived VS Code: {left}\n{host.diagnostics()}"
 
 
+def host_fixture() -> Any:
+    """The module-scoped `vscode` fixture of a test module that talks to the extension:
+    `vscode = host_fixture()` at the module's top level (one host per module)."""
+
+    @pytest.fixture(scope="module", name="vscode")
+    def module_host(tmp_path_factory: pytest.TempPathFactory) -> Iterator[VSCodeHost]:
+        with running_host(tmp_path_factory.mktemp("vscode")) as host:
+            yield host
+
+    return module_host
+
+
 def last_requests(host: VSCodeHost, count: int) -> list[dict[str, Any]]:
     """The last `count` requests the scripted provider got, oldest first."""
     requests = host.records("request")
