@@ -30,7 +30,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from cli_runs import CliRun, binary_candidates, binary_or_skip, client_env, find_binary, run_cli
+from cli_runs import ClientBinary, CliRun, client_env, run_cli
 from conftest import REPO_ROOT
 
 AIDER_VERSION = "0.86.2"
@@ -69,23 +69,16 @@ CLEARED_ENV_PREFIXES = (
 )
 
 
-def aider_candidates() -> list[str]:
-    return binary_candidates("MAESTRO_AIDER_BIN", CACHED_BIN)
-
-
-def find_aider() -> str | None:
-    return find_binary(aider_candidates(), "aider")
-
-
-def aider_or_skip() -> str:
-    """The Aider binary; else the test fails under $CI and is skipped otherwise."""
-    found = find_aider()
-    reason = (
-        f"Aider not found: looked in $MAESTRO_AIDER_BIN, {aider_candidates()[-1]} and PATH. "
-        f"Install it with `python3 -m venv .cache/aider && .cache/aider/bin/pip install "
-        f"aider-chat=={AIDER_VERSION}` (scripts/test does)."
-    )
-    return binary_or_skip(found, reason)
+AIDER = ClientBinary(
+    "MAESTRO_AIDER_BIN",
+    CACHED_BIN,
+    "aider",
+    "Aider",
+    f"python3 -m venv .cache/aider && .cache/aider/bin/pip install aider-chat=={AIDER_VERSION}",
+)
+aider_candidates = AIDER.candidates
+find_aider = AIDER.find
+aider_or_skip = AIDER.or_skip
 
 
 class AiderRun(CliRun):

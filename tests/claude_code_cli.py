@@ -22,11 +22,9 @@ import json
 from pathlib import Path
 
 from cli_runs import (
+    ClientBinary,
     CliRun,
-    binary_candidates,
-    binary_or_skip,
     client_env,
-    find_binary,
     given_options,
     run_cli,
 )
@@ -59,23 +57,16 @@ NO_RETRIES_ENV = {"CLAUDE_CODE_MAX_RETRIES": "0"}
 CLEARED_ENV_PREFIXES = ("ANTHROPIC_", "CLAUDE_", "CLAUDECODE", "AWS_BEARER_TOKEN_BEDROCK")
 
 
-def claude_candidates() -> list[str]:
-    return binary_candidates("MAESTRO_CLAUDE_BIN", CACHED_BIN)
-
-
-def find_claude() -> str | None:
-    return find_binary(claude_candidates(), "claude")
-
-
-def claude_or_skip() -> str:
-    """The Claude Code binary; else the test fails under $CI and is skipped otherwise."""
-    found = find_claude()
-    reason = (
-        "Claude Code CLI not found: looked in $MAESTRO_CLAUDE_BIN, "
-        f"{claude_candidates()[-1]} and PATH. Install it with `npm install --prefix "
-        f".cache/claude-code @anthropic-ai/claude-code@{CLAUDE_VERSION}` (scripts/test does)."
-    )
-    return binary_or_skip(found, reason)
+CLAUDE = ClientBinary(
+    "MAESTRO_CLAUDE_BIN",
+    CACHED_BIN,
+    "claude",
+    "Claude Code CLI",
+    f"npm install --prefix .cache/claude-code @anthropic-ai/claude-code@{CLAUDE_VERSION}",
+)
+claude_candidates = CLAUDE.candidates
+find_claude = CLAUDE.find
+claude_or_skip = CLAUDE.or_skip
 
 
 class ClaudeRun(CliRun):

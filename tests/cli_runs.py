@@ -23,6 +23,31 @@ import pytest
 from processes import kill_tree
 
 
+@dataclass(frozen=True)
+class ClientBinary:
+    """Where a client's binary is looked for, and what to say when it is nowhere."""
+
+    variable: str  # the environment variable that names it
+    cached_bin: Path  # where scripts/test installs it
+    name: str  # its name on PATH
+    label: str  # the client, as the skip message names it
+    install: str  # the command that installs it at `cached_bin`
+
+    def candidates(self) -> list[str]:
+        return binary_candidates(self.variable, self.cached_bin)
+
+    def find(self) -> str | None:
+        return find_binary(self.candidates(), self.name)
+
+    def or_skip(self) -> str:
+        """The binary; else the test fails under $CI and is skipped otherwise."""
+        reason = (
+            f"{self.label} not found: looked in ${self.variable}, {self.candidates()[-1]} and "
+            f"PATH. Install it with `{self.install}` (scripts/test does)."
+        )
+        return binary_or_skip(self.find(), reason)
+
+
 def binary_candidates(variable: str, cached_bin: Path) -> list[str]:
     """Where a client's binary may be: $`variable` when set, then where scripts/test installs it."""
     candidates = []

@@ -33,11 +33,9 @@ from pathlib import Path
 from typing import Any
 
 from cli_runs import (
+    ClientBinary,
     CliRun,
-    binary_candidates,
-    binary_or_skip,
     client_env,
-    find_binary,
     given_options,
     run_cli,
 )
@@ -74,23 +72,16 @@ CLEARED_ENV_PREFIXES = (
 )
 
 
-def gemini_candidates() -> list[str]:
-    return binary_candidates("MAESTRO_GEMINI_BIN", CACHED_BIN)
-
-
-def find_gemini() -> str | None:
-    return find_binary(gemini_candidates(), "gemini")
-
-
-def gemini_or_skip() -> str:
-    """The Gemini CLI binary; else the test fails under $CI and is skipped otherwise."""
-    found = find_gemini()
-    reason = (
-        "Gemini CLI not found: looked in $MAESTRO_GEMINI_BIN, "
-        f"{gemini_candidates()[-1]} and PATH. Install it with `npm install --prefix "
-        f".cache/gemini-cli @google/gemini-cli@{GEMINI_VERSION}` (scripts/test does)."
-    )
-    return binary_or_skip(found, reason)
+GEMINI = ClientBinary(
+    "MAESTRO_GEMINI_BIN",
+    CACHED_BIN,
+    "gemini",
+    "Gemini CLI",
+    f"npm install --prefix .cache/gemini-cli @google/gemini-cli@{GEMINI_VERSION}",
+)
+gemini_candidates = GEMINI.candidates
+find_gemini = GEMINI.find
+gemini_or_skip = GEMINI.or_skip
 
 
 class GeminiRun(CliRun):
