@@ -22,7 +22,7 @@ from configure_runs import aliased_bridge, free_port, run_configure
 from conftest import BridgeServer, StartServer
 
 from bridge.cli import main
-from bridge.configure.claude_command import bridge_root
+from bridge.configure.bridge_models import bridge_root
 from bridge.configure.claude_settings import (
     PLACEHOLDER_TOKEN,
     ClaudeSettings,

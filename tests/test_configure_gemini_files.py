@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from bridge.configure.bridge_models import bridge_root
 from bridge.configure.config_file import ConfigError
-from bridge.configure.gemini_command import PLACEHOLDER_KEY, bridge_root
+from bridge.configure.gemini_command import PLACEHOLDER_KEY
 from bridge.configure.gemini_env import dotenv_value, merge_env, parse_dotenv
 from bridge.configure.gemini_settings import gemini_dir, merge_settings
 

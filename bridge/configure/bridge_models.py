@@ -21,6 +21,16 @@ _START_HINT = (
 )
 
 
+def bridge_root(url: str) -> str:
+    """The bridge's root URL, what Claude Code and Gemini CLI want as their base URL (they add
+    `/v1/...` or `/v1beta/...` themselves): `url` without a trailing `/v1` or `/v1beta`."""
+    root = url.rstrip("/")
+    for suffix in ("/v1beta", "/v1"):
+        if root.endswith(suffix):
+            return root[: -len(suffix)]
+    return root
+
+
 class BridgeUnavailable(Exception):
     """The bridge did not answer, or not as a bridge does; the message is for the user."""
 

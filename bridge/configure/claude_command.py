@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from bridge.configure.bridge_models import fetch_models
+from bridge.configure.bridge_models import bridge_root, fetch_models
 from bridge.configure.claude_choice import ClaudeChoice, choose_claude_models
 from bridge.configure.claude_settings import (
     AUTH_TOKEN_KEY,
@@ -49,13 +49,6 @@ class Outcome:
     placeholder_token: bool  # the bridge wants no key: the token written is a placeholder
     changes: list[dict[str, Any]]
     report: list[str] = field(default_factory=list)
-
-
-def bridge_root(url: str) -> str:
-    """The bridge's root URL, what Claude Code wants as ANTHROPIC_BASE_URL: `url` without a
-    trailing `/v1` (either form is accepted)."""
-    root = url.rstrip("/")
-    return root[: -len("/v1")] if root.endswith("/v1") else root
 
 
 def configure_claude(

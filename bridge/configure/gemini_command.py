@@ -16,7 +16,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from bridge.configure.bridge_models import fetch_models
+from bridge.configure.bridge_models import bridge_root, fetch_models
 from bridge.configure.config_file import Change, ConfigError, read_config, write_config
 from bridge.configure.gemini_choice import GeminiChoice, choose_gemini_model
 from bridge.configure.gemini_env import merge_env
@@ -52,16 +52,6 @@ class Outcome:
     placeholder_key: bool  # the bridge wants no key: the key written is a placeholder
     changes: list[dict[str, Any]]
     report: list[str] = field(default_factory=list)
-
-
-def bridge_root(url: str) -> str:
-    """What Gemini CLI wants as GOOGLE_GEMINI_BASE_URL (it adds /v1beta/models/...): `url`
-    without a trailing `/v1` or `/v1beta` (each form is accepted)."""
-    root = url.rstrip("/")
-    for suffix in ("/v1beta", "/v1"):
-        if root.endswith(suffix):
-            return root[: -len(suffix)]
-    return root
 
 
 def configure_gemini(
