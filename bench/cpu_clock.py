@@ -12,6 +12,7 @@ import asyncio
 import ctypes
 import ctypes.util
 import time
+from pathlib import Path
 
 from bench import servers
 
@@ -38,15 +39,28 @@ def cpu_seconds(pid: int) -> float:
     return servers.cpu_seconds(pid)
 
 
+def runnable(pid: int) -> bool:
+    """True when a thread of `pid` is running or waiting for a core (state R): on a busy
+    machine a process with work left may not move its CPU clock for a while."""
+    for stat in Path(f"/proc/{pid}/task").glob("*/stat"):
+        try:
+            if stat.read_text().rpartition(")")[2].split()[0] == "R":
+                return True
+        except (OSError, IndexError):
+            continue
+    return False
+
+
 async def idle_cpu(pids: list[int], quiet: float = 0.01, most: float = 1.0) -> list[float]:
     """Each process's CPU time once none of them used more than 50 us in `quiet` seconds
-    (or after `most` seconds): what a request cost is only counted once it is all spent."""
+    nor is runnable (or after `most` seconds): a request's cost is counted once all spent."""
     deadline = time.monotonic() + most
     before = [cpu_seconds(pid) for pid in pids]
     while True:
         await asyncio.sleep(quiet)
         now = [cpu_seconds(pid) for pid in pids]
-        if all(b - a < 50e-6 for a, b in zip(before, now, strict=True)):
+        still = all(b - a < 50e-6 for a, b in zip(before, now, strict=True))
+        if still and not any(runnable(pid) for pid in pids):
             return now
         if time.monotonic() > deadline:
             return now

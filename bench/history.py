@@ -18,6 +18,7 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 import aiohttp
 
@@ -47,6 +48,13 @@ QUICK = Sizes(
     byte_sizes=(5_000, 20_000, 50_000),
     repetitions=1,
     judged=Judged(60, 20, 20_000, 50_000, 5_000),
+)
+LEGEND = (
+    "items sweep: small items (~125 bytes each as Responses input: user and assistant texts, "
+    "tool calls and their results); bytes sweep: 17 items, most of the body in 4 tool "
+    "outputs of column-aligned text. Each body adds a ~1 KB system prompt and 2 tools. "
+    "CPU: bridge = the language server process, editor = the headless editor process. "
+    "µs / item and µs / KB: the bridge's CPU beyond the one-item request, per item or KB added."
 )
 PARTS = 1  # the part count of the last user text (conversation.LAST_TEXT)
 Log = Callable[[str], None]
@@ -137,7 +145,7 @@ def run(sizes: Sizes, dialects: list[str], log: Log) -> tuple[str, list[str]]:
     short = {p.dialect: p for p in points if p.sweep == "items" and p.items == 1}
     ordered = sorted(points, key=lambda p: (dialects.index(p.dialect), p.sweep != "items"))
     text = (
-        f"{sweep_table(ordered, short)}\n\n"
+        f"{LEGEND}\n\n{sweep_table(ordered, short)}\n\n"
         f"Verdict (target: the bridge's own CPU ≤ 10 ms per request; "
         f"linearity near 1 = linear)\n\n{verdict_table(ordered, short, sizes.judged)}\n"
     )
@@ -153,6 +161,7 @@ def main(argv: list[str] | None = None) -> int:
         help=f"comma-separated, of {', '.join(DIALECTS)} (default: all)",
     )
     parser.add_argument("--repetitions", type=int, help="measured requests per point")
+    parser.add_argument("--markdown", metavar="FILE", help="also write the tables to FILE")
     args = parser.parse_args(argv)
     dialects = [d.strip() for d in args.dialects.split(",") if d.strip()]
     unknown = [d for d in dialects if d not in DIALECTS]
@@ -170,11 +179,14 @@ def main(argv: list[str] | None = None) -> int:
     before, started = machine(), time.perf_counter()
     text, problems = run(sizes, dialects, log)
     command = "python -m bench.history" + (" --quick" if args.quick else "")
-    print(
+    report = (
         f"`{command}`: {sizes.repetitions} repetition(s) per point, "
         f"{time.perf_counter() - started:.0f} s; medians\n"
         f"machine at start: {before}\nmachine at end: {machine()}\n\n{text}"
     )
+    print(report)
+    if args.markdown:
+        Path(args.markdown).write_text(report, encoding="utf-8")
     for problem in problems[:20]:
         print(f"error: {problem}", file=sys.stderr)
     return 1 if problems or not text else 0

@@ -7,8 +7,10 @@ form, and that every figure is measured and printed for every dialect with no fa
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -17,7 +19,7 @@ import pytest
 from conftest import BridgeServer
 from processes import run
 
-from bench import conversation
+from bench import conversation, cpu_clock, servers
 from bench.dialect_bodies import DIALECTS, encoded
 from bench.dialect_streams import PART_TEXT, stream
 from bench.history import QUICK
@@ -128,3 +130,21 @@ def test_quick_history_prints_every_figure_for_every_dialect() -> None:
         assert re.fullmatch(r"[\d.,]+ ms: (met|MISSED)", verdict[2]), verdict
         assert all(cell for cell in verdict[3:]), verdict
     assert len(sweep_rows) == points * len(DIALECTS)
+
+
+async def test_cpu_clock_reads_another_process_as_proc_does() -> None:
+    # A child that burns ~0.2 s of CPU, says so, then sleeps.
+    burn = "import time\nend = time.process_time() + 0.2\nwhile time.process_time() < end: pass\n"
+    code = burn + "print('burnt', flush=True)\ntime.sleep(30)"
+    child = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout is not None
+        assert (await asyncio.to_thread(child.stdout.readline)).strip() == "burnt"
+        [spent] = await cpu_clock.idle_cpu([child.pid], most=20)
+        assert 0.2 <= spent < 2.0
+        assert abs(spent - servers.cpu_seconds(child.pid)) < 0.03  # /proc agrees, in ticks
+        assert not cpu_clock.runnable(child.pid)  # asleep
+    finally:
+        child.kill()
+        child.wait()
+    assert cpu_clock.cpu_seconds(child.pid) == 0.0  # gone
