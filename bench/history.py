@@ -142,7 +142,8 @@ def run(sizes: Sizes, dialects: list[str], log: Log) -> tuple[str, list[str]]:
         server.stop()
     if any(not p.bridge_cpu for p in points):
         return "", problems  # a point with no good request has no figure to print
-    short = {p.dialect: p for p in points if p.sweep == "items" and p.items == 1}
+    first = sizes.item_counts[0]
+    short = {p.dialect: p for p in points if p.sweep == "items" and p.items == first}
     ordered = sorted(points, key=lambda p: (dialects.index(p.dialect), p.sweep != "items"))
     text = (
         f"{LEGEND}\n\n{sweep_table(ordered, short)}\n\n"
