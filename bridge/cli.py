@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import gc
 import os
 import signal
 import sys
@@ -340,6 +341,7 @@ async def _run_headless(options: dict[str, Any], script: Any) -> int:
     # An alias is a name Codex knows (it picks its tools by name): show the first one.
     model = next(iter(options.get("modelAliases") or {}), "sim-echo")
     print(_banner(url, options.get("apiKey"), model), flush=True)
+    gc.freeze()  # as the language server does once it listens (lsp/endpoint.py)
 
     stopped = asyncio.create_task(stop.wait())
     exited = asyncio.create_task(editor.wait_closed())

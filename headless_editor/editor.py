@@ -44,11 +44,11 @@ class PartSender:
         self._credit = asyncio.Event()
 
     def add(self, part: ResponsePart) -> None:
-        # Text parts are nearly every part of a stream: their JSON needs no model_dump.
+        # Text parts are nearly every part of a stream: their JSON needs no copy of the fields.
         if type(part) is TextPart:
             self._buffer.append({"type": "text", "value": part.value})
-        else:
-            self._buffer.append(part.model_dump(exclude_none=True))
+        else:  # a part's fields are its wire shape; an unset `id` is left out
+            self._buffer.append({k: v for k, v in vars(part).items() if v is not None})
         self._unacked += 1
         if not self._scheduled:
             self._scheduled = True

@@ -20,6 +20,7 @@ from bridge.core.backend import (
     ResponsePart,
 )
 from lsp import rpc
+from lsp.chat_json import chat_params_json
 from lsp.chat_stream import ChatStream
 
 log = logging.getLogger(__name__)
@@ -146,14 +147,10 @@ class EditorBackend:
         chat_id = f"chat-{next(self._ids)}"
         stream = ChatStream(lambda parts: self._acknowledge(chat_id, parts))
         self._streams[chat_id] = stream
-        params = {
-            "chatId": chat_id,
-            **request.model_dump(exclude_none=True),
-            "window": stream.window,
-        }
         # The request id doubles as the chat id, so `$/cancelRequest` can name it.
         try:
-            future = self._protocol.send_request(rpc.CHAT, params, msg_id=chat_id)
+            params = chat_params_json(chat_id, stream.window, request)
+            future = self._protocol.send_request_json(rpc.CHAT, chat_id, params)
         except rpc.UnsendableMessage as exc:  # nothing was written: nothing to cancel
             self._streams.pop(chat_id, None)
             self._forget(chat_id)

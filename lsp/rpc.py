@@ -16,6 +16,7 @@ import contextvars
 import json
 import logging
 from collections.abc import Callable, Mapping
+from concurrent.futures import Future
 from typing import Any
 
 import attrs
@@ -165,6 +166,21 @@ class RawMessagesMixin:
             context.run(self._handle_response, message.id, message.result)  # type: ignore[attr-defined]
         else:
             context.run(self._handle_response, message.id, None, message.error)  # type: ignore[attr-defined]
+
+    def send_request_json(self, method: str, msg_id: str, params: bytes) -> Future[Any]:
+        """pygls's `send_request` for params that are JSON already (a chat's long history is
+        encoded in one pass by `lsp.chat_json`, not walked again by cattrs and json)."""
+        future: Future[Any] = Future()
+        self._request_futures[msg_id] = future  # type: ignore[attr-defined]
+        self._result_types[msg_id] = RawResponse  # type: ignore[attr-defined]
+        if self.writer is not None:
+            head = b'{"jsonrpc":"2.0","id":%s,"method":%s,"params":' % (
+                json.dumps(msg_id).encode(),
+                json.dumps(method).encode(),
+            )
+            body_length = len(head) + len(params) + 1
+            self.writer.write(b"Content-Length: %d\r\n\r\n%s%s}" % (body_length, head, params))
+        return future
 
     def notify_raw(self, method: str, params: dict[str, Any] | None = None) -> None:
         """Send a notification whose params are plain JSON, without building attrs objects."""

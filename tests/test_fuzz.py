@@ -544,9 +544,12 @@ def test_fuzz_junk_compressed_bodies(
     raw = _junk_compressed(kind, junk)
     note(f"POST {path} Content-Encoding: {encoding} {raw[:300]!r}")
     status, content_type, data = client.send("POST", path, raw, headers)
-    if encoding in UNDECODABLE and status == 400 and content_type.startswith("text/plain"):
-        # aiohttp refuses an encoding it has no decoder for while parsing the headers, before
-        # any route: its own plain-text 400 (like a request it cannot parse at all).
+    if status == 400 and content_type.startswith("text/plain"):
+        # aiohttp's parser refuses these before any route, with its own plain-text 400 (like a
+        # request it cannot parse at all): an encoding it has no decoder for, while parsing
+        # the headers; a deflate stream that turns out broken only at its end, as the body
+        # completes (`b"\xb1#"`).
+        assert encoding in UNDECODABLE or "deflate" in encoding, data
         STATUSES[status] += 1
     else:
         check_answer(status, content_type, data)

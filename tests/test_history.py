@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from bridge.core.backend import (
@@ -212,7 +213,7 @@ def test_result_of_a_call_elsewhere_says_so() -> None:
 
 def test_input_is_not_changed() -> None:
     history = [assistant(call("a")), user(text("x"))]
-    snapshot = [m.model_copy(deep=True) for m in history]
+    snapshot = copy.deepcopy(history)
     normalise_tool_history(history)
     assert history == snapshot
 

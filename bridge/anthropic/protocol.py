@@ -68,7 +68,7 @@ class OtherBlock(_Lenient):
 class ToolResultBlock(_Lenient):
     type: Literal["tool_result"]
     tool_use_id: str
-    content: str | list[ContentBlock] = ""
+    content: Annotated[str | list[ContentBlock], Field(union_mode="left_to_right")] = ""
     is_error: bool | None = None
 
 
@@ -103,7 +103,9 @@ ContentBlock = Annotated[
 ]
 ToolResultBlock.model_rebuild()
 
-Content = str | list[ContentBlock]
+# Left to right, not pydantic's "smart" default: the two kinds cannot both fit, and smart mode
+# validates a list twice (strict, then lax), a third of a long history's validation.
+Content = Annotated[str | list[ContentBlock], Field(union_mode="left_to_right")]
 
 
 class Message(_Lenient):
@@ -136,7 +138,7 @@ class MessagesRequest(_Lenient):
     model: Annotated[str, Field(min_length=1)]
     messages: Annotated[list[Message], Field(min_length=1)]
     max_tokens: Annotated[int, Field(strict=True, ge=1)]
-    system: str | list[SystemBlock] | None = None
+    system: Annotated[str | list[SystemBlock] | None, Field(union_mode="left_to_right")] = None
     tools: list[Any] | None = None
     tool_choice: dict[str, Any] | None = None
     stop_sequences: list[Annotated[str, Field(min_length=1)]] | None = None

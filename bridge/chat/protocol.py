@@ -74,7 +74,9 @@ ContentItem = Annotated[
     | Annotated[OtherContent, Tag("other")],
     Discriminator(_part_kind),
 ]
-Content = str | list[ContentItem]
+# Left to right, not pydantic's "smart" default: the two kinds cannot both fit, and smart mode
+# validates a list twice (strict, then lax), a third of a long history's validation.
+Content = Annotated[str | list[ContentItem], Field(union_mode="left_to_right")]
 
 
 class FunctionCall(_Lenient):

@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import logging
 from collections import defaultdict, deque
+from dataclasses import replace
 
 from bridge.core.backend import ChatMessage, MessagePart, TextPart, ToolCallPart, ToolResultPart
 
@@ -80,8 +81,8 @@ def _turn(
         taken.add(id(result))
         paired_contents[part.callId].add(_content_key(result))
         new_id = used_ids.unique(part.callId)
-        assistant_parts.append(part.model_copy(update={"callId": new_id}))
-        paired.append(result.model_copy(update={"callId": new_id}))
+        assistant_parts.append(replace(part, callId=new_id))
+        paired.append(replace(result, callId=new_id))
 
     rest: list[ChatMessage] = []
     for follower in followers:

@@ -10,6 +10,8 @@ texts releases what was held (a sequence cannot straddle them).
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from bridge.core.backend import ResponsePart, TextPart
 
 # What a request may ask for (the dialects answer a 400 beyond). OpenAI takes up to 4, Google 5;
@@ -83,7 +85,7 @@ class StopSequenceCutter:
             if isinstance(part, TextPart):
                 text = self.feed(part.value)
                 if text:
-                    admitted.append(part.model_copy(update={"value": text}))
+                    admitted.append(replace(part, value=text))
                 continue
             held = self.flush()  # a thinking or tool part ends the text before it
             if held:

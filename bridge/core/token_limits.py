@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 
 from bridge.core.backend import (
     Backend,
@@ -185,4 +186,4 @@ class OutputLimit:
         if low == 0:
             return None
         self._tokens += await self._count(text[:low])
-        return part.model_copy(update={"value": text[:low]})
+        return replace(part, value=text[:low])

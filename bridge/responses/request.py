@@ -45,7 +45,9 @@ class ContentPart(_Lenient):
     encrypted_content: str | None = None  # Codex's agent messages: plain text in practice
 
 
-Content = str | list[ContentPart]
+# Left to right, not pydantic's "smart" default: the two kinds cannot both fit, and smart mode
+# validates a list twice (strict, then lax): a third of a long history's validation.
+Content = Annotated[str | list[ContentPart], Field(union_mode="left_to_right")]
 
 
 class MessageItem(_Lenient):
@@ -172,7 +174,7 @@ class ReasoningParam(_Lenient):
 class CreateResponseRequest(_Lenient):
     model_config = ConfigDict(extra="ignore", allow_inf_nan=False)  # NaN is not JSON
     model: str
-    input: str | list[InputItem]
+    input: Annotated[str | list[InputItem], Field(union_mode="left_to_right")]
     instructions: str | None = None
     tools: list[dict[str, Any]] | None = None
     tool_choice: str | dict[str, Any] | None = None
