@@ -20,7 +20,7 @@ from bridge.core.backend import (
     ResponsePart,
 )
 from lsp import rpc
-from lsp.chat_json import chat_params_json
+from lsp.chat_json import chat_params_json, params_json
 from lsp.chat_stream import ChatStream
 
 log = logging.getLogger(__name__)
@@ -110,9 +110,8 @@ class EditorBackend:
         self._check_alive()
         msg_id = f"req-{next(self._ids)}"
         try:
-            return await asyncio.wait_for(
-                self._protocol.send_request_async(method, params, msg_id=msg_id), REQUEST_TIMEOUT
-            )
+            sent = self._protocol.send_request_json(method, msg_id, params_json(params))
+            return await asyncio.wait_for(asyncio.wrap_future(sent), REQUEST_TIMEOUT)
         except asyncio.TimeoutError:
             # The editor is there but slow (a huge token count): a timeout, not its absence.
             raise EditorError(

@@ -69,7 +69,9 @@ async def chat_input_tokens(backend: Backend, chat: ChatRequest) -> int:
 
 
 def _bytes(text: str) -> int:
-    return len(text.encode("utf-8"))
+    # isascii() reads a flag CPython keeps: an ASCII text is not encoded (0.5 MB: ~1 ms) to
+    # learn what its length already says.
+    return len(text) if text.isascii() else len(text.encode("utf-8"))
 
 
 async def check_context_length(
