@@ -63,7 +63,7 @@ MESSAGES = Dialect(
     headers=MappingProxyType({**JSON, **ANTHROPIC_VERSION}),
     body=lambda n: {
         "model": "sim-bench",
-        "max_tokens": n + 1_000,  # never the limit: the answer ends by itself
+        "max_tokens": 8 * n + 1_000,  # above the bytes streamed: the bridge never counts them
         "messages": [{"role": "user", "content": _user_text(n)}],
         "stream": True,
     },
