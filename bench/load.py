@@ -1,4 +1,4 @@
-"""The client side: streams read with aiohttp, counting deltas without parsing every event."""
+"""The client side: streams read with aiohttp, counting text parts without parsing every event."""
 
 from __future__ import annotations
 
@@ -8,44 +8,59 @@ from dataclasses import dataclass
 
 import aiohttp
 
-DELTA = b"event: response.output_text.delta\n"
-COMPLETED = b"event: response.completed\n"
-_CARRY = max(len(DELTA), len(COMPLETED)) - 1  # a marker split across two chunks still counts
+from bench.dialects import RESPONSES, Dialect
 
 
 @dataclass
 class StreamResult:
     ttfb: float  # seconds from sending the request to the first byte of the event stream
     total: float  # seconds until the stream closed
-    deltas: int
-    ok: bool  # status 200, `response.completed` seen, every delta there
+    deltas: int  # text parts delivered
+    ok: bool  # status 200, the stream's proper end seen, every part there
     error: str = ""
 
 
-async def one_stream(session: aiohttp.ClientSession, url: str, deltas: int) -> StreamResult:
-    body = {"model": "sim-bench", "input": str(deltas), "stream": True}
+class PartCounter:
+    """Text parts and the proper end seen in a stream's bytes, fed in chunks as they arrive."""
+
+    def __init__(self, dialect: Dialect) -> None:
+        self.dialect = dialect
+        self.parts = 0
+        self.ended = False
+        self._tail = b""  # the last bytes of the previous chunk: a marker may straddle two
+
+    def feed(self, chunk: bytes) -> None:
+        part, tail = self.dialect.part, self._tail
+        data = tail + chunk
+        # Markers wholly inside the tail were counted with the previous chunk.
+        self.parts += data.count(part) - tail.count(part)
+        self.ended = self.ended or self.dialect.end in data
+        self._tail = data[-self.dialect.carry :]
+
+
+async def one_stream(
+    session: aiohttp.ClientSession, url: str, deltas: int, dialect: Dialect = RESPONSES
+) -> StreamResult:
     started = time.perf_counter()
     ttfb = 0.0
-    count = 0
-    completed = False
+    counter = PartCounter(dialect)
     try:
-        async with session.post(f"{url}/v1/responses", json=body) as response:
+        async with session.post(
+            f"{url}{dialect.path}", json=dialect.body(deltas), headers=dialect.headers
+        ) as response:
             if response.status != 200:
                 text = await response.text()
                 return StreamResult(0, 0, 0, False, f"HTTP {response.status}: {text[:200]}")
-            tail = b""
             async for chunk in response.content.iter_any():
                 if not ttfb:
                     ttfb = time.perf_counter() - started
-                data = tail + chunk
-                count += data.count(DELTA)
-                completed = completed or COMPLETED in data
-                tail = data[-_CARRY:]
+                counter.feed(chunk)
     except (aiohttp.ClientError, asyncio.TimeoutError) as exc:
-        return StreamResult(0, 0, count, False, f"{type(exc).__name__}: {exc}")
+        return StreamResult(0, 0, counter.parts, False, f"{type(exc).__name__}: {exc}")
     total = time.perf_counter() - started
-    ok = completed and count == deltas
-    error = "" if ok else f"{count} of {deltas} deltas, completed={completed}"
+    count, ended = counter.parts, counter.ended
+    ok = ended and count == deltas
+    error = "" if ok else f"{count} of {deltas} parts, ended properly: {ended}"
     return StreamResult(ttfb, total, count, ok, error)
 
 
@@ -54,22 +69,28 @@ def new_session() -> aiohttp.ClientSession:
     return aiohttp.ClientSession(timeout=timeout, connector=aiohttp.TCPConnector(limit=0))
 
 
-async def concurrent(url: str, streams: int, deltas: int) -> tuple[float, list[StreamResult]]:
+async def concurrent(
+    url: str, streams: int, deltas: int, dialect: Dialect = RESPONSES
+) -> tuple[float, list[StreamResult]]:
     """`streams` streams started together; wall time until the last one ends, and each result."""
     async with new_session() as session:
-        await one_stream(session, url, 1)  # warm the connection pool's first connection
+        await one_stream(session, url, 1, dialect)  # warm the connection pool's first connection
         started = time.perf_counter()
-        results = await asyncio.gather(*(one_stream(session, url, deltas) for _ in range(streams)))
+        results = await asyncio.gather(
+            *(one_stream(session, url, deltas, dialect) for _ in range(streams))
+        )
         return time.perf_counter() - started, list(results)
 
 
-async def sequential(url: str, requests: int, deltas: int = 1) -> list[StreamResult]:
+async def sequential(
+    url: str, requests: int, deltas: int = 1, dialect: Dialect = RESPONSES
+) -> list[StreamResult]:
     async with new_session() as session:
-        return [await one_stream(session, url, deltas) for _ in range(requests)]
+        return [await one_stream(session, url, deltas, dialect) for _ in range(requests)]
 
 
-async def many(url: str, requests: int, workers: int = 8) -> int:
-    """`requests` one-delta requests over `workers` connections; the number that failed."""
+async def many(url: str, requests: int, workers: int = 8, dialect: Dialect = RESPONSES) -> int:
+    """`requests` one-part requests over `workers` connections; the number that failed."""
     failed = 0
     remaining = requests
 
@@ -77,7 +98,7 @@ async def many(url: str, requests: int, workers: int = 8) -> int:
         nonlocal failed, remaining
         while remaining > 0:
             remaining -= 1
-            if not (await one_stream(session, url, 1)).ok:
+            if not (await one_stream(session, url, 1, dialect)).ok:
                 failed += 1
 
     async with new_session() as session:

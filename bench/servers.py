@@ -1,4 +1,4 @@
-"""The two servers under test as real processes, and what /proc says about them."""
+"""The servers under test (the baseline, the bridge) as real processes, and what /proc says."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bench.dialects import RESPONSES, Dialect
 from headless_editor.spawn import python_module_command
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -67,7 +68,7 @@ def child_pids(pid: int) -> list[int]:
 class Server:
     """A started server; `pids` are every process serving it (the bridge has two)."""
 
-    name: str
+    name: str  # its column: "baseline" or the dialect the bridge is measured in
     process: subprocess.Popen[bytes]
     url: str  # http://127.0.0.1:PORT
     start_seconds: float
@@ -95,31 +96,35 @@ class Server:
         self.log.unlink(missing_ok=True)
 
 
-def _answers(url: str) -> bool:
+def _answers(url: str, dialect: Dialect) -> bool:
+    request = urllib.request.Request(
+        f"{url}{dialect.models_path}", headers=dict(dialect.models_headers)
+    )
     try:
-        # `/v1/models` needs the editor's answer: the whole chain is up, not just the socket.
-        with urllib.request.urlopen(f"{url}/v1/models", timeout=1) as reply:
+        # The model list needs the editor's answer: the whole chain is up, not just the socket.
+        with urllib.request.urlopen(request, timeout=1) as reply:
             return bool(reply.status == 200)
     except (OSError, urllib.error.URLError):
         return False
 
 
-def start(name: str) -> Server:
-    """Start a server on a free port; time from spawning it until `/v1/models` answers."""
+def start(name: str, kind: str, dialect: Dialect = RESPONSES) -> Server:
+    """Start a server (`kind`: a key of COMMANDS) on a free port; time from spawning it until
+    the model list of `dialect` answers."""
     port = free_port()
     log = Path(tempfile.mkstemp(prefix=f"bench-{name}-", suffix=".log")[1])
     url = f"http://127.0.0.1:{port}"
     with log.open("wb") as log_file:
         started = time.perf_counter()
         process = subprocess.Popen(
-            [*COMMANDS[name], str(port)],
+            [*COMMANDS[kind], str(port)],
             cwd=REPO_ROOT,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=log_file,
         )
         deadline = started + START_TIMEOUT
-        while not _answers(url):
+        while not _answers(url, dialect):
             if process.poll() is not None or time.perf_counter() > deadline:
                 process.kill()
                 process.wait()

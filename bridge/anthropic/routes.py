@@ -12,7 +12,8 @@ from typing import Any
 from aiohttp import web
 
 from bridge.anthropic.errors import anthropic_error_body
-from bridge.anthropic.events import Event, fold_message
+from bridge.anthropic.events import fold_message
+from bridge.anthropic.frames import sse_frames
 from bridge.anthropic.prepare import plan_body, prepare_messages
 from bridge.anthropic.stream import message_events
 from bridge.core.request_limits import check_request_shape, takes_model_slot
@@ -21,14 +22,9 @@ from bridge.core.validation_errors import json_object
 from bridge.http import error_shapes
 from bridge.http.app_keys import BACKEND, SETTINGS
 from bridge.http.json_body import read_json, strict_json_response
-from bridge.http.sse import encode_events
 from bridge.http.sse_response import stream_events
 
 PREFIXES = ("/v1/messages", "/messages")
-
-
-def sse_frames(batch: list[Event]) -> bytes:
-    return encode_events(batch)  # Anthropic's streams end with message_stop: no [DONE]
 
 
 async def _checked_body(request: web.Request) -> Any:

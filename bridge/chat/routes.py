@@ -9,32 +9,17 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from bridge.chat.chunks import DONE, KEEPALIVE, Chunk, fold_completion
+from bridge.chat.chunks import fold_completion
+from bridge.chat.frames import sse_frames
 from bridge.chat.prepare import prepare_completion
 from bridge.chat.stream import completion_chunks
-from bridge.core import strict_json
 from bridge.core.request_limits import check_request_shape, takes_model_slot
 from bridge.http import error_shapes
 from bridge.http.app_keys import BACKEND, SETTINGS
 from bridge.http.json_body import read_json, strict_json_response
-from bridge.http.sse import DONE as DONE_FRAME
 from bridge.http.sse_response import stream_events
 
 PREFIXES = ("/v1/chat/completions", "/chat/completions")
-KEEPALIVE_FRAME = b": keepalive\n\n"
-
-
-def _frame(chunk: Chunk) -> bytes:
-    if chunk == KEEPALIVE:
-        return KEEPALIVE_FRAME
-    if chunk == DONE:
-        return DONE_FRAME
-    return b"data: " + strict_json.encode(chunk).encode() + b"\n\n"
-
-
-def sse_frames(batch: list[Chunk]) -> bytes:
-    """`data: <json>` per chunk (no `event:` line, as OpenAI's chat streams), in one buffer."""
-    return b"".join(map(_frame, batch))
 
 
 async def create_completion(request: web.Request) -> web.StreamResponse:
