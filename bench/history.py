@@ -133,7 +133,7 @@ async def _point(
 
 def run(sizes: Sizes, dialects: list[str], log: Log) -> tuple[str, list[str]]:
     """Start one bridge, run both sweeps, stop it: the markdown tables and any failures."""
-    server = servers.start("bridge")
+    server = servers.start("bridge", "bridge")
     try:
         if len(server.pids) != 2:
             raise RuntimeError(f"expected the editor and its language server, got {server.pids}")
