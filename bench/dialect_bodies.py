@@ -17,13 +17,6 @@ from typing import Any
 from bench.conversation import Item, words
 
 MODEL = "sim-bench"
-DIALECTS = ("responses", "anthropic", "chat", "gemini")
-PATHS = {
-    "responses": "/v1/responses",
-    "anthropic": "/v1/messages",
-    "chat": "/v1/chat/completions",
-    "gemini": f"/v1beta/models/{MODEL}:streamGenerateContent?alt=sse",
-}
 SYSTEM = "You are a coding agent. " + words(200)  # ~1 KB, no digits
 _SHELL_SCHEMA = {
     "type": "object",
@@ -47,7 +40,7 @@ def _arguments(item: Item) -> dict[str, str]:
 
 
 def call_id(dialect: str, number: int) -> str:
-    if dialect == "anthropic":
+    if dialect == "messages":
         return f"toolu_bench{number:016x}"
     if dialect == "gemini":
         return f"shell_1795478373300_{number}"
@@ -114,14 +107,14 @@ def anthropic_body(items: list[Item]) -> Body:
         if item.kind == "call":
             return {
                 "type": "tool_use",
-                "id": call_id("anthropic", item.call),
+                "id": call_id("messages", item.call),
                 "name": "shell",
                 "input": _arguments(item),
             }
         if item.kind == "result":
             return {
                 "type": "tool_result",
-                "tool_use_id": call_id("anthropic", item.call),
+                "tool_use_id": call_id("messages", item.call),
                 "content": item.text,
                 "is_error": False,
             }
@@ -201,7 +194,7 @@ def gemini_body(items: list[Item]) -> Body:
 
 BUILDERS: dict[str, Callable[[list[Item]], Body]] = {
     "responses": responses_body,
-    "anthropic": anthropic_body,
+    "messages": anthropic_body,
     "chat": chat_body,
     "gemini": gemini_body,
 }

@@ -15,7 +15,7 @@ from typing import Any
 
 import aiohttp
 
-from bench.dialect_bodies import PATHS
+from bench.dialects import DIALECTS
 
 PART_TEXT = "tok "  # each part sim-bench streams
 
@@ -40,7 +40,7 @@ def _text_and_end(dialect: str, event: str, data: Any) -> tuple[str, bool]:
         if event == "response.output_text.delta":
             return str(data.get("delta", "")), False
         return "", event == "response.completed"
-    if dialect == "anthropic":
+    if dialect == "messages":
         delta = data.get("delta") or {}
         if event == "content_block_delta" and delta.get("type") == "text_delta":
             return str(delta.get("text", "")), False
@@ -77,7 +77,7 @@ async def stream(session: aiohttp.ClientSession, url: str, dialect: str, body: b
     started = time.perf_counter()
     first, texts, complete = 0.0, [], False
     try:
-        async with session.post(url + PATHS[dialect], data=body, headers=headers) as reply:
+        async with session.post(url + DIALECTS[dialect].path, data=body, headers=headers) as reply:
             if reply.status != 200:
                 detail = (await reply.text())[:300]
                 return Outcome(reply.status, 0, "", False, f"HTTP {reply.status}: {detail}")

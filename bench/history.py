@@ -24,8 +24,9 @@ import aiohttp
 
 from bench import conversation, cpu_clock, load, servers
 from bench.conversation import Item
-from bench.dialect_bodies import DIALECTS, encoded
+from bench.dialect_bodies import encoded
 from bench.dialect_streams import stream
+from bench.dialects import DIALECTS
 from bench.history_report import Judged, Point, sweep_table, verdict_table
 
 

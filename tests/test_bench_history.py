@@ -20,8 +20,9 @@ from conftest import BridgeServer
 from processes import run
 
 from bench import conversation, cpu_clock, servers
-from bench.dialect_bodies import DIALECTS, encoded
+from bench.dialect_bodies import encoded
 from bench.dialect_streams import PART_TEXT, stream
+from bench.dialects import DIALECTS
 from bench.history import QUICK
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -67,7 +68,7 @@ def test_bodies_are_the_dialects_shapes() -> None:
         "function_call",
         "function_call_output",
     ]
-    anthropic = json.loads(encoded("anthropic", items))
+    anthropic = json.loads(encoded("messages", items))
     assert [b["type"] for b in anthropic["messages"][1]["content"]] == ["text", "tool_use"]
     assert [b["type"] for b in anthropic["messages"][2]["content"]] == ["tool_result", "text"]
     chat = json.loads(encoded("chat", items))
