@@ -11,15 +11,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import dataclasses
-import os
-import platform
 import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench import load, servers
+from bench import history, load, servers
 from bench.dialects import DIALECTS, RESPONSES, Dialect
 from bench.figures import CONCURRENCY, FULL, QUICK, Results, Sizes, percentile
 from bench.profile import Profiled
@@ -122,22 +120,6 @@ def rotated(items: list[Column], by: int) -> list[Column]:
     return items[by:] + items[:by]
 
 
-def machine() -> str:
-    model = "unknown CPU"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    load1 = os.getloadavg()[0]
-    return (
-        f"{os.cpu_count()} cores ({model}), Python {platform.python_version()}, "
-        f"{platform.system()} {platform.release()}, load average {load1:.2f}"
-    )
-
-
 def dialect_names(text: str | None) -> list[str]:
     """`--dialects a,b` in the table's order; Responses always: the others are held to it."""
     if text is None:
@@ -162,7 +144,12 @@ def main(argv: list[str] | None = None) -> int:
         help=f"the bridge's dialects to measure, of {', '.join(DIALECTS)} (default: all; "
         f"{REFERENCE} always, as the reference)",
     )
-    parser.add_argument("--markdown", metavar="FILE", help="also write the table to FILE")
+    parser.add_argument(
+        "--no-history",
+        action="store_true",
+        help="skip the history sweep (bench/history.py: what a long conversation costs)",
+    )
+    parser.add_argument("--markdown", metavar="FILE", help="also write the tables to FILE")
     parser.add_argument(
         "--profile",
         metavar="DIR",
@@ -178,7 +165,7 @@ def main(argv: list[str] | None = None) -> int:
     def log(message: str) -> None:
         print(message, file=sys.stderr, flush=True)
 
-    before = machine()
+    before = servers.machine()
     started = time.perf_counter()
     results: Results = {}
     problems: list[str] = []
@@ -186,16 +173,23 @@ def main(argv: list[str] | None = None) -> int:
         order = rotated(columns(dialects), index)
         log(f"round {index + 1} of {sizes.rounds} ({', '.join(c.name for c in order)})")
         problems += run_round(sizes, results, order, log, args.profile if index == 0 else None)
+    sections = [f"### Servers, every dialect\n\n{table(results, sizes, dialects)}\n"]
+    if not args.no_history:
+        log("history sweep")
+        swept, failed = history.run(history.QUICK if args.quick else history.FULL, dialects, log)
+        sections.append(f"### History sweep\n\n{swept}")
+        problems += failed if swept else [*failed, "the history sweep printed no figures"]
     elapsed = time.perf_counter() - started
     command = "python -m bench" + (" --quick" if args.quick else "")
     if args.rounds:
         command += f" --rounds {args.rounds}"
     if dialects != list(DIALECTS):
         command += f" --dialects {','.join(dialects)}"
+    if args.no_history:
+        command += " --no-history"
     text = (
         f"`{command}`: {sizes.rounds} round(s), {elapsed:.0f} s; median (min-max) of the rounds\n"
-        f"machine at start: {before}\nmachine at end: {machine()}\n\n"
-        f"{table(results, sizes, dialects)}\n"
+        f"machine at start: {before}\nmachine at end: {servers.machine()}\n\n" + "\n".join(sections)
     )
     print(text)
     if args.markdown:

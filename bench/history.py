@@ -176,15 +176,13 @@ def main(argv: list[str] | None = None) -> int:
     def log(message: str) -> None:
         print(message, file=sys.stderr, flush=True)
 
-    from bench.__main__ import machine  # the same machine line as `python -m bench`
-
-    before, started = machine(), time.perf_counter()
+    before, started = servers.machine(), time.perf_counter()
     text, problems = run(sizes, dialects, log)
     command = "python -m bench.history" + (" --quick" if args.quick else "")
     report = (
         f"`{command}`: {sizes.repetitions} repetition(s) per point, "
         f"{time.perf_counter() - started:.0f} s; medians\n"
-        f"machine at start: {before}\nmachine at end: {machine()}\n\n{text}"
+        f"machine at start: {before}\nmachine at end: {servers.machine()}\n\n{text}"
     )
     print(report)
     if args.markdown:
