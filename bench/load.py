@@ -20,12 +20,21 @@ class StreamResult:
     deltas: int
     ok: bool  # status 200, `response.completed` seen, every delta there
     error: str = ""
+    first_delta: float = 0.0  # seconds from sending the request to the chunk with the first delta
 
 
-async def one_stream(session: aiohttp.ClientSession, url: str, deltas: int) -> StreamResult:
-    body = {"model": "sim-bench", "input": str(deltas), "stream": True}
+async def one_stream(
+    session: aiohttp.ClientSession,
+    url: str,
+    deltas: int,
+    model: str = "sim-bench",
+    text: str | None = None,
+) -> StreamResult:
+    """One streaming request for `deltas` deltas; `text` asks the model for them (sim-bench reads
+    the number itself)."""
+    body = {"model": model, "input": text or str(deltas), "stream": True}
     started = time.perf_counter()
-    ttfb = 0.0
+    ttfb = first_delta = 0.0
     count = 0
     completed = False
     try:
@@ -39,6 +48,8 @@ async def one_stream(session: aiohttp.ClientSession, url: str, deltas: int) -> S
                     ttfb = time.perf_counter() - started
                 data = tail + chunk
                 count += data.count(DELTA)
+                if count and not first_delta:
+                    first_delta = time.perf_counter() - started
                 completed = completed or COMPLETED in data
                 tail = data[-_CARRY:]
     except (aiohttp.ClientError, asyncio.TimeoutError) as exc:
@@ -46,7 +57,7 @@ async def one_stream(session: aiohttp.ClientSession, url: str, deltas: int) -> S
     total = time.perf_counter() - started
     ok = completed and count == deltas
     error = "" if ok else f"{count} of {deltas} deltas, completed={completed}"
-    return StreamResult(ttfb, total, count, ok, error)
+    return StreamResult(ttfb, total, count, ok, error, first_delta)
 
 
 def new_session() -> aiohttp.ClientSession:
