@@ -18,6 +18,7 @@ class StreamResult:
     deltas: int  # text parts delivered
     ok: bool  # status 200, the stream's proper end seen, every part there
     error: str = ""
+    first_delta: float = 0.0  # seconds from sending the request to the chunk with the first delta
 
 
 class PartCounter:
@@ -39,14 +40,24 @@ class PartCounter:
 
 
 async def one_stream(
-    session: aiohttp.ClientSession, url: str, deltas: int, dialect: Dialect = RESPONSES
+    session: aiohttp.ClientSession,
+    url: str,
+    deltas: int,
+    dialect: Dialect = RESPONSES,
+    model: str | None = None,
+    text: str | None = None,
 ) -> StreamResult:
+    """One streaming request for `deltas` parts. `model` and `text` ask another model than
+    sim-bench (the VS Code host's scripted one, bench/vscode_host.py): Responses only."""
+    body = dialect.body(deltas)
+    if model is not None or text is not None:
+        body = {**body, "model": model or body["model"], "input": text or body["input"]}
     started = time.perf_counter()
-    ttfb = 0.0
+    ttfb = first_delta = 0.0
     counter = PartCounter(dialect)
     try:
         async with session.post(
-            f"{url}{dialect.path}", json=dialect.body(deltas), headers=dialect.headers
+            f"{url}{dialect.path}", json=body, headers=dialect.headers
         ) as response:
             if response.status != 200:
                 text = await response.text()
@@ -55,13 +66,15 @@ async def one_stream(
                 if not ttfb:
                     ttfb = time.perf_counter() - started
                 counter.feed(chunk)
+                if counter.parts and not first_delta:
+                    first_delta = time.perf_counter() - started
     except (aiohttp.ClientError, asyncio.TimeoutError) as exc:
         return StreamResult(0, 0, counter.parts, False, f"{type(exc).__name__}: {exc}")
     total = time.perf_counter() - started
     count, ended = counter.parts, counter.ended
     ok = ended and count == deltas
     error = "" if ok else f"{count} of {deltas} parts, ended properly: {ended}"
-    return StreamResult(ttfb, total, count, ok, error)
+    return StreamResult(ttfb, total, count, ok, error, first_delta)
 
 
 def new_session() -> aiohttp.ClientSession:

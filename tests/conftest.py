@@ -38,6 +38,7 @@ from processes import (
     child_pids,
     cmdline,
     describe,
+    is_lsp_command,
     is_running,
     kill_tree,
     leaked_bridge_processes,
@@ -50,15 +51,10 @@ LISTENING = re.compile(r"^Listening on (http://\S+/v1)\s*$")
 STDERR_TAIL = 20_000  # characters of server stderr shown with a failure
 SERVE = (sys.executable, "-m", "bridge.cli", "serve")
 
-__all__ = ["child_pids", "is_running"]  # also used by tests/vscode_host.py
+__all__ = ["child_pids", "is_lsp_command", "is_running"]  # also used by other test modules
 
 
 # --------------------------------------------------------------------------- processes
-
-
-def is_lsp_command(argv: list[str]) -> bool:
-    """`... -m bridge.cli lsp` (or the headless editor's `-c` runner) or `maestro-bridge lsp`."""
-    return bool(argv) and argv[-1] == "lsp" and any("bridge" in arg for arg in argv)
 
 
 def lsp_children(pid: int) -> list[int]:

@@ -71,6 +71,11 @@ def is_running(pid: int) -> bool:
     return state not in ("Z", "X")
 
 
+def is_lsp_command(argv: list[str]) -> bool:
+    """`... -m bridge.cli lsp` (or the headless editor's `-c` runner) or `maestro-bridge lsp`."""
+    return bool(argv) and argv[-1] == "lsp" and any("bridge" in arg for arg in argv)
+
+
 def is_bridge_command(argv: list[str]) -> bool:
     """`maestro-bridge ...` (the console script), or Python running the `bridge.cli` module
     (`-m bridge.cli ...`, or the `-c` runner the headless editor starts `lsp` with)."""

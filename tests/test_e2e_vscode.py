@@ -84,7 +84,11 @@ def states_since(vscode: VSCodeHost, seen: int) -> list[dict[str, Any]]:
 
 
 def ready_states(vscode: VSCodeHost, seen: int) -> list[dict[str, Any]]:
-    return [s for s in states_since(vscode, seen) if s["kind"] == "ready"]
+    """The ready states of the first (re)start after the first `seen` states: the count of
+    requests in flight of the server before, which the status shows late, is no restart."""
+    states = states_since(vscode, seen)
+    starts = [i for i, s in enumerate(states) if s["kind"] == "starting"]
+    return [s for s in states[starts[0] :] if s["kind"] == "ready"] if starts else []
 
 
 def last_request(vscode: VSCodeHost) -> dict[str, Any]:

@@ -1,442 +1,50 @@
-"""A real VS Code extension host, headless: code-server (VS Code's server and web workbench,
-from npm) with the Maestro Bridge VSIX and the scripted-model test extension installed, its
-workbench opened by headless Chromium (which is what starts the extension host).
-
-Each window is a browser of its own on a workspace folder of its own, so it has its own extension
-host and its own language server, as VS Code's windows do; closing one ends its browser.
-
-`scripts/setup-vscode-e2e` installs code-server, Node 24, playwright-core and Chromium under the
-ignored `.cache/vscode-e2e/`, and `npm run package` in editor-client/ builds the VSIX; both run
-from `scripts/test`. What is missing makes the test fail when $CI is set and skip otherwise.
-"""
+"""The VS Code host of the tests: the harness of vscode_harness.py (code-server + headless
+Chromium + the Maestro Bridge VSIX + the scripted-model test extension), with what is missing
+failing the test when $CI is set and skipping it otherwise, and a host per test module."""
 
 from __future__ import annotations
 
 import contextlib
-import json
 import os
-import shutil
-import signal
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import is_lsp_command, is_running
-from processes import cmdline, descendants
-
-REPO_ROOT = Path(__file__).resolve().parents[1]
-CACHE = REPO_ROOT / ".cache" / "vscode-e2e"
-EDITOR_CLIENT = REPO_ROOT / "editor-client"
-VSIX = EDITOR_CLIENT / "dist" / "maestro-bridge.vsix"
-FIXTURE_EXTENSION = EDITOR_CLIENT / "test-fixtures" / "scripted-model"
-DRIVER = Path(__file__).resolve().parent / "vscode_e2e" / "drive.js"
-STARTUP_TIMEOUT = (
-    180.0  # code-server + browser + extension host + language server, on a busy 2-core box
+from vscode_harness import (
+    STARTUP_TIMEOUT,
+    close_window,
+    free_port,
+    missing_tools,
+    open_window,
+    start_host,
+    stop_host,
+    tool_paths,
 )
-STOP_TIMEOUT = 15.0
-LOG_TAIL = 15_000
+from vscode_session import FIRST_WINDOW, Tools, VSCodeHost
 
-
-@dataclass(frozen=True)
-class Tools:
-    node: Path
-    code_server: Path
-    playwright: Path
-    chromium: str
-    vsce: Path
+__all__ = [
+    "FIRST_WINDOW",
+    "STARTUP_TIMEOUT",
+    "VSCodeHost",
+    "close_window",
+    "free_port",
+    "open_window",
+    "start_host",
+    "stop_host",
+]
 
 
 def find_tools() -> Tools:
     """Everything the harness runs; fails (CI) or skips (elsewhere) naming what is missing."""
-    env = os.environ.get
-    tools = Tools(
-        node=Path(env("MAESTRO_VSCODE_NODE") or CACHE / "node24/node_modules/node/bin/node"),
-        code_server=Path(
-            env("MAESTRO_CODE_SERVER") or CACHE / "cs/node_modules/code-server/out/node/entry.js"
-        ),
-        playwright=Path(env("MAESTRO_PLAYWRIGHT") or CACHE / "tools/node_modules/playwright-core"),
-        chromium=env("MAESTRO_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium",
-        vsce=EDITOR_CLIENT / "node_modules" / ".bin" / "vsce",
-    )
-    wanted: list[tuple[Path, str]] = [
-        (tools.node, "Node 24 (bash scripts/setup-vscode-e2e)"),
-        (tools.code_server, "code-server (bash scripts/setup-vscode-e2e)"),
-        (tools.playwright, "playwright-core (bash scripts/setup-vscode-e2e)"),
-        (Path(tools.chromium), "chromium (bash scripts/setup-vscode-e2e)"),
-        (tools.vsce, "vsce (npm ci in editor-client/)"),
-        (VSIX, "the extension's VSIX (npm run package in editor-client/)"),
-    ]
-    missing = [f"{what}: {path}" for path, what in wanted if not path.exists()]
+    tools = tool_paths()
+    missing = missing_tools(tools)
     if missing:
-        reason = "VS Code end-to-end test needs: " + "; ".join(missing)
+        reason = "VS Code end-to-end test needs: " + missing
         if os.environ.get("CI"):
             pytest.fail(reason)
         pytest.skip(reason)
     return tools
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
-def _tail(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8", errors="replace")[-LOG_TAIL:]
-    except OSError:
-        return ""
-
-
-FIRST_WINDOW = "workspace"
-
-
-@dataclass
-class Window:
-    """One VS Code window: a browser on the workbench of one workspace folder."""
-
-    name: str  # the folder's name, which the scripted-model extension records as `window`
-    driver: subprocess.Popen[bytes]
-    status_path: Path
-    click_path: Path
-
-
-@dataclass
-class VSCodeHost:
-    root: Path
-    record_path: Path
-    code_server: subprocess.Popen[bytes] | None = None
-    windows: dict[str, Window] = field(default_factory=dict)  # open ones, by name
-    port: int = 0  # code-server's
-    env: dict[str, str] = field(default_factory=dict)
-    tools: Tools | None = None
-    base_url: str = ""
-    logs: dict[str, Path] = field(default_factory=dict)
-    settings_path: Path = Path()
-    control_path: Path = Path()
-    control_id: int = 0
-    seen_lsp: set[int] = field(default_factory=set)
-
-    def write_settings(self, settings: dict[str, Any]) -> None:
-        """The user settings VS Code starts with."""
-        self.settings_path.write_text(json.dumps(settings, indent=2), encoding="utf-8")
-
-    def _control(
-        self, request: dict[str, Any], timeout: float, window: str = FIRST_WINDOW
-    ) -> dict[str, Any]:
-        """Asks the scripted-model extension to act inside a window; its record of the result."""
-        request_id = self.send_control(request, window)
-        return self.control_answer(request_id, request, timeout)
-
-    def send_control(self, request: dict[str, Any], window: str = FIRST_WINDOW) -> int:
-        """Sends a request to a window's scripted-model extension; its id."""
-        self.control_id += 1
-        request_id = self.control_id
-        tmp = self.control_path.with_suffix(".tmp")
-        tmp.write_text(json.dumps({"id": request_id, "window": window, **request}), "utf-8")
-        tmp.replace(self.control_path)
-        return request_id
-
-    def control_answer(
-        self, request_id: int, request: dict[str, Any], timeout: float
-    ) -> dict[str, Any]:
-        """The scripted-model extension's record of what it did for request `request_id`."""
-
-        def answer() -> dict[str, Any] | None:
-            for entry in self.records():
-                if entry.get("id") != request_id:
-                    continue
-                if entry["event"].endswith("-failed"):
-                    raise AssertionError(f"VS Code refused {request}: {entry}")
-                return entry
-            return None
-
-        result: dict[str, Any] = self.wait_for(answer, timeout, f"VS Code to do {request}")
-        return result
-
-    def update_settings(self, settings: dict[str, Any], timeout: float = 60) -> None:
-        """Changes user settings in the running VS Code, through its configuration API."""
-        self._control({"settings": settings}, timeout)
-
-    def run_command(self, command: str, timeout: float = 60, window: str = FIRST_WINDOW) -> str:
-        """Runs a VS Code command in a window; the clipboard's text afterwards."""
-        return str(self._control({"command": command}, timeout, window)["clipboard"])
-
-    def click(self, button: str, timeout: float = 30, window: str = FIRST_WINDOW) -> str:
-        """Clicks a button of a notification, as a person would (drive.js does it); the
-        notification's message."""
-        click_path = self.windows[window].click_path
-        said = click_path.with_name(click_path.name + ".message")
-        said.unlink(missing_ok=True)
-        click_path.write_text(button, encoding="utf-8")
-        self.wait_for(lambda: not click_path.exists(), timeout, f"a click on {button!r}")
-        return said.read_text(encoding="utf-8")
-
-    def status_bar(self, window: str = FIRST_WINDOW) -> str:
-        """The Maestro Bridge status bar item's text as the browser shows it (drive.js)."""
-        try:
-            return self.windows[window].status_path.read_text(encoding="utf-8").strip()
-        except OSError:
-            return ""
-
-    def records(self, event: str | None = None, window: str | None = None) -> list[dict[str, Any]]:
-        """What the scripted-model extension recorded (in `window`, else in any), oldest
-        first."""
-        try:
-            lines = self.record_path.read_text(encoding="utf-8").splitlines()
-        except OSError:
-            return []
-        entries = [json.loads(line) for line in lines if line.strip()]
-        return [
-            e
-            for e in entries
-            if (event is None or e.get("event") == event)
-            and (window is None or e.get("window") == window)
-        ]
-
-    def states(self, window: str) -> list[dict[str, Any]]:
-        """The Maestro Bridge extension's states in `window`, oldest first."""
-        return [e["state"] for e in self.records("bridge-state", window)]
-
-    def wait_for(
-        self, predicate: Callable[[], Any], timeout: float, what: str
-    ) -> Any:  # the predicate's first truthy value
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            value = predicate()
-            if value:
-                return value
-            procs = [("code-server", self.code_server)]
-            procs += [(f"browser of {w.name}", w.driver) for w in self.windows.values()]
-            for name, proc in procs:
-                if proc is not None and proc.poll() is not None:
-                    raise AssertionError(
-                        f"{name} exited with {proc.returncode}\n{self.diagnostics()}"
-                    )
-            time.sleep(0.2)
-        raise AssertionError(f"Timed out waiting for {what}\n{self.diagnostics()}")
-
-    def diagnostics(self) -> str:
-        parts = [f"--- {name} ---\n{_tail(path)}" for name, path in self.logs.items()]
-        parts.append(f"--- records ---\n{_tail(self.record_path)}")
-        return "\n".join(parts)
-
-    def lsp_pids(self) -> list[int]:
-        """The language servers that code-server's extension hosts run now."""
-        if self.code_server is None:
-            return []
-        found = [p for p in descendants(self.code_server.pid) if is_lsp_command(cmdline(p))]
-        self.seen_lsp.update(found)  # one whose extension host ended is no descendant any more
-        return found
-
-
-def _run(cmd: list[str], log: Path, env: dict[str, str], cwd: Path | None = None) -> None:
-    with log.open("ab") as out:
-        done = subprocess.run(
-            cmd, stdout=out, stderr=subprocess.STDOUT, env=env, cwd=cwd, timeout=300, check=False
-        )
-    if done.returncode != 0:
-        raise AssertionError(f"{' '.join(cmd)} failed ({done.returncode}):\n{_tail(log)}")
-
-
-def start_host(
-    tools: Tools,
-    root: Path,
-    settings: dict[str, Any] | None = None,
-    reconnection_grace_seconds: int | None = None,
-) -> VSCodeHost:
-    """Installs both extensions into a fresh profile, starts code-server and the first window,
-    and waits until the Maestro Bridge extension says its endpoint listens.
-
-    `settings` are user settings besides the harness's own; `reconnection_grace_seconds` is how
-    long code-server keeps the extension host of a window whose browser went away (3 hours by
-    default, for a reconnection)."""
-    host = VSCodeHost(root=root, record_path=root / "record.jsonl", tools=tools)
-    user_data, extensions = root / "user-data", root / "extensions"
-    for d in (user_data / "User", extensions):
-        d.mkdir(parents=True)
-    host.settings_path = user_data / "User" / "settings.json"
-    host.control_path = root / "control.json"
-    host.write_settings(
-        {
-            "workbench.startupEditor": "none",
-            "security.workspace.trust.enabled": False,
-            "telemetry.telemetryLevel": "off",
-            "extensions.autoUpdate": False,
-            "extensions.autoCheckUpdates": False,
-            "update.mode": "none",
-            # The interpreter running these tests has this checkout installed.
-            "maestroBridge.pythonPath": sys.executable,
-            "maestroBridge.port": 0,
-            "maestroBridge.logLevel": "debug",
-            **(settings or {}),
-        }
-    )
-    port = host.port = free_port()
-    config = root / "code-server.yaml"
-    config.write_text(f"bind-addr: 127.0.0.1:{port}\nauth: none\ncert: false\n", encoding="utf-8")
-    env = host.env = {
-        **os.environ,
-        # code-server writes into these; keep it out of the home folder.
-        "XDG_CONFIG_HOME": str(root / "xdg" / "config"),
-        "XDG_DATA_HOME": str(root / "xdg" / "data"),
-        "XDG_CACHE_HOME": str(root / "xdg" / "cache"),
-        "MAESTRO_E2E_RECORD": str(host.record_path),
-        "MAESTRO_E2E_CONTROL": str(host.control_path),
-    }
-    host.logs = {"setup": root / "setup.log", "code-server": root / "code-server.log"}
-    fixture_vsix = root / "scripted-model.vsix"
-    _run(
-        [
-            str(tools.vsce),
-            "package",
-            "--allow-missing-repository",
-            "--skip-license",
-            "-o",
-            str(fixture_vsix),
-        ],
-        host.logs["setup"],
-        env,
-        cwd=FIXTURE_EXTENSION,
-    )
-    base = [
-        str(tools.node),
-        str(tools.code_server),
-        "--config",
-        str(config),
-        "--user-data-dir",
-        str(user_data),
-        "--extensions-dir",
-        str(extensions),
-    ]
-    _run(
-        [*base, "--install-extension", str(VSIX), "--install-extension", str(fixture_vsix)],
-        host.logs["setup"],
-        env,
-    )
-    with host.logs["code-server"].open("wb") as out:
-        host.code_server = subprocess.Popen(
-            [
-                *base,
-                "--bind-addr",
-                f"127.0.0.1:{port}",
-                "--auth",
-                "none",
-                "--disable-telemetry",
-                "--disable-update-check",
-                "--disable-workspace-trust",
-                "--disable-getting-started-override",
-                *(
-                    ["--reconnection-grace-time", str(reconnection_grace_seconds)]
-                    if reconnection_grace_seconds is not None
-                    else []
-                ),
-            ],
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            env=env,
-            cwd=root,
-            start_new_session=True,
-        )
-    try:
-        host.wait_for(lambda: _healthy(port), 60, "code-server's /healthz")
-        open_window(host, FIRST_WINDOW)
-        state = host.wait_for(lambda: _ready_state(host), STARTUP_TIMEOUT, "the bridge's URL")
-        host.base_url = str(state["url"])
-    except BaseException:
-        stop_host(host)
-        raise
-    return host
-
-
-def open_window(host: VSCodeHost, name: str) -> Window:
-    """Opens a window on a new workspace folder `name` (its own browser, so its own extension
-    host); returns without waiting for the extension."""
-    assert host.tools is not None and name not in host.windows
-    workspace = host.root / name
-    workspace.mkdir()
-    log = host.logs[f"browser {name}"] = host.root / f"browser-{name}.log"
-    status_path, click_path = host.root / f"status-bar-{name}.txt", host.root / f"click-{name}.txt"
-    with log.open("wb") as out:
-        driver = subprocess.Popen(
-            [
-                str(host.tools.node),
-                str(DRIVER),
-                f"http://127.0.0.1:{host.port}/?folder={workspace}",
-            ],
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-            env={
-                **host.env,
-                "NODE_PATH": str(host.tools.playwright.parent),
-                "CHROMIUM": host.tools.chromium,
-                "STATUS_FILE": str(status_path),
-                "CLICK_FILE": str(click_path),
-            },
-        )
-    window = host.windows[name] = Window(name, driver, status_path, click_path)
-    return window
-
-
-def close_window(host: VSCodeHost, name: str) -> None:
-    """Closes a window as a person closes a tab: its browser goes away. code-server ends its
-    extension host after the reconnection grace time (start_host), which ends its language
-    server (its stdin closes)."""
-    window = host.windows.pop(name)
-    _terminate(window.driver)
-
-
-def _healthy(port: int) -> bool:
-    try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2) as r:
-            return bool(r.status == 200)
-    except OSError:
-        return False
-
-
-def _ready_state(host: VSCodeHost) -> dict[str, Any] | None:
-    states = host.states(FIRST_WINDOW)
-    errors = [s for s in states if s.get("kind") == "error"]
-    if errors:
-        raise AssertionError(f"The extension reported an error: {errors[-1]}\n{host.diagnostics()}")
-    ready = [s for s in states if s.get("kind") == "ready"]
-    return ready[-1] if ready else None
-
-
-def _terminate(proc: subprocess.Popen[bytes] | None) -> None:
-    if proc is None or proc.poll() is not None:
-        return
-    os.killpg(proc.pid, signal.SIGTERM)  # its own session: code-server and what it started
-    try:
-        proc.wait(STOP_TIMEOUT)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
-
-
-def stop_host(host: VSCodeHost) -> list[int]:
-    """Stops the browsers and code-server; the language servers still running after that."""
-    lsp = set(host.lsp_pids()) | host.seen_lsp  # those of closed windows too
-    for window in host.windows.values():
-        _terminate(window.driver)
-    _terminate(host.code_server)
-    deadline = time.monotonic() + STOP_TIMEOUT
-    while time.monotonic() < deadline and any(is_running(p) for p in lsp):
-        time.sleep(0.2)
-    # Checked by command line too: a pid seen long ago may belong to another process by now.
-    left = [p for p in lsp if is_running(p) and is_lsp_command(cmdline(p))]
-    for pid in left:
-        os.kill(pid, signal.SIGKILL)
-    return left
 
 
 @contextlib.contextmanager

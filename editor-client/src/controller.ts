@@ -8,6 +8,9 @@ import { bundledWheel, findInterpreter, installPrivately, neutralCwd } from './p
 import { BridgeServer } from './server';
 import { readSettings, type Settings } from './settings';
 import type { StatusItem } from './status';
+import { Trailing } from './throttle';
+
+const IN_FLIGHT_REFRESH_MS = 200;
 
 export class Controller implements vscode.Disposable {
   private server: BridgeServer | undefined;
@@ -18,6 +21,10 @@ export class Controller implements vscode.Disposable {
   python: string | undefined;
   version: string | undefined;
   private offering = false;
+  /** The status shows the count of requests in flight a little late, not twice per request. */
+  private readonly inFlight = new Trailing<number>((n) => {
+    if (this.current.kind === 'ready') this.setState({ ...this.current, inFlight: n });
+  }, IN_FLIGHT_REFRESH_MS);
 
   constructor(
     private readonly storage: vscode.Uri,
@@ -88,6 +95,7 @@ export class Controller implements vscode.Disposable {
     this.server = await BridgeServer.start(found.python, neutralCwd(this.storage), settings, this.log, {
       ready: (p) => {
         this.log.info(`Listening on ${p.url}`);
+        this.inFlight.cancel(); // a count of the server before
         this.setState({ kind: 'ready', url: p.url, inFlight: 0 });
       },
       standby: (p) => {
@@ -104,9 +112,7 @@ export class Controller implements vscode.Disposable {
           if (pick) this.log.channel.show();
         });
       },
-      inFlight: (n) => {
-        if (this.current.kind === 'ready') this.setState({ ...this.current, inFlight: n });
-      },
+      inFlight: (n) => this.inFlight.set(n),
     });
   }
 
@@ -152,6 +158,7 @@ export class Controller implements vscode.Disposable {
   }
 
   dispose(): void {
+    this.inFlight.cancel();
     void this.stop();
     this.changes.dispose();
   }

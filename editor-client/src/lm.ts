@@ -56,6 +56,10 @@ export class LmEndpoint implements vscode.Disposable {
   /** The open chats' batchers, for their `maestro/chatAck`. */
   private readonly batchers = new Map<string, PartBatcher>();
   private readonly toldAccessMissing = new Set<string>();
+  /** The models chats used, by id: selecting one is a round trip to the workbench (about
+   * 10 ms in code-server), which every chat's first part would wait for. Cleared whenever
+   * the model list changes. */
+  private readonly modelsById = new Map<string, vscode.LanguageModelChat>();
   private readonly changes = new vscode.EventEmitter<number>();
   /** Fires with the number of chats in flight whenever it changes. */
   readonly onDidChangeInFlight = this.changes.event;
@@ -63,6 +67,7 @@ export class LmEndpoint implements vscode.Disposable {
 
   constructor(private readonly notifier: Notifier, private readonly log: Logger) {
     this.subscription = vscode.lm.onDidChangeChatModels(() => {
+      this.modelsById.clear();
       log.info('The chat models changed; telling the language server');
       notifier.sendNotification(Methods.modelsChanged).catch((err: unknown) => log.warn(String(err)));
     });
@@ -84,7 +89,7 @@ export class LmEndpoint implements vscode.Disposable {
     if (typeof p.model !== 'string' || typeof p.text !== 'string') {
       throw new ResponseError(-32602, 'countTokens needs a model and a text');
     }
-    const [model] = await vscode.lm.selectChatModels({ id: p.model });
+    const model = await this.model(p.model);
     if (!model) throw new ResponseError(EditorErrorCodes.NotFound, `No chat model ${p.model}`, { code: 'NotFound' });
     try {
       return { tokens: await model.countTokens(p.text, token) };
@@ -102,7 +107,7 @@ export class LmEndpoint implements vscode.Disposable {
       throw err;
     }
     const { chatId } = request;
-    const [model] = await vscode.lm.selectChatModels({ id: request.model });
+    const model = await this.model(request.model);
     if (!model) {
       throw new ResponseError(EditorErrorCodes.NotFound, `No chat model ${request.model}`, { code: 'NotFound' });
     }
@@ -155,6 +160,7 @@ export class LmEndpoint implements vscode.Disposable {
       const code = String((e.data as { code: string }).code);
       this.log.warn(`${chatId}: the model failed (${code}): ${e.message}`);
       if (code === 'NoPermissions') this.tellAccessMissing(model);
+      if (code === 'NotFound') this.modelsById.delete(model.id); // selected afresh next time
       throw e;
     } finally {
       wasCancelled = source.token.isCancellationRequested;
@@ -166,6 +172,14 @@ export class LmEndpoint implements vscode.Disposable {
     if (wasCancelled) throw cancelled();
     this.log.debug(`${chatId}: done`);
     return {};
+  }
+
+  private async model(id: string): Promise<vscode.LanguageModelChat | undefined> {
+    const known = this.modelsById.get(id);
+    if (known) return known;
+    const [model] = await vscode.lm.selectChatModels({ id });
+    if (model) this.modelsById.set(id, model);
+    return model;
   }
 
   /** `maestro/chatAck`: the server consumed parts of a chat, which may send more. */

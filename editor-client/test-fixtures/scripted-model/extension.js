@@ -5,6 +5,7 @@
 //   text with "[slow]"          -> "tick " every 50 ms until the request is cancelled (recorded)
 //   text with "[think]"         -> a thinking part (proposed API), then "Thought about it."
 //   text with "[many N]"        -> N parts "w " as fast as the stream takes them (flow control)
+//   text with "[bench N]"       -> N parts "w ", yielding to the event loop after each (benchmark)
 //   text with "[notfound]"      -> throws LanguageModelError.NotFound
 //   text with "[blocked]"       -> throws LanguageModelError.Blocked
 //   text with "weather" + tools -> "Let me check." and a call of the first tool with {city: "Paris"}
@@ -31,6 +32,30 @@ function describePart(p) {
   if (p instanceof vscode.LanguageModelDataPart) return { type: 'data', mimeType: p.mimeType, bytes: p.data.length };
   return { type: 'unknown' };
 }
+const now = () => Number(process.hrtime.bigint()) / 1e6; // ms
+
+// The benchmark's own client of vscode.lm, in this extension host: `requests` requests, one after
+// another, for `parts` parts each; per request the parts read, ms until the first one arrived
+// and ms until the stream ended (both from the call of sendRequest).
+async function benchLm({ parts, requests }) {
+  const [model] = await vscode.lm.selectChatModels({ vendor: 'maestro-test', id: 'scripted-model' });
+  if (!model) throw new Error('the scripted model is not registered');
+  const messages = [vscode.LanguageModelChatMessage.User(`[bench ${parts}]`)];
+  const runs = [];
+  for (let r = 0; r < requests; r += 1) {
+    const started = now();
+    let first = 0;
+    let count = 0;
+    const response = await model.sendRequest(messages, {});
+    for await (const part of response.stream) {
+      if (count === 0) first = now() - started;
+      if (part instanceof vscode.LanguageModelTextPart) count += 1;
+    }
+    runs.push({ parts: count, firstMs: first, totalMs: now() - started });
+  }
+  return runs;
+}
+
 const textOf = (message) => message.content.filter((p) => p instanceof vscode.LanguageModelTextPart).map((p) => p.value).join('');
 
 async function respond(model, messages, options, progress, token) {
@@ -50,6 +75,17 @@ async function respond(model, messages, options, progress, token) {
       await sleep(50);
     }
     record({ event: token.isCancellationRequested ? 'cancelled' : 'slow-timeout', text });
+    return;
+  }
+  const bench = /\[bench (\d+)\]/.exec(text);
+  if (bench) {
+    // As fast as it can, but one part per turn of the event loop, as a real stream's parts
+    // arrive (bench/vscode_host.py measures what the host makes of them).
+    const count = Number(bench[1]);
+    for (let i = 0; i < count && !token.isCancellationRequested; i += 1) {
+      progress.report(new vscode.LanguageModelTextPart('w '));
+      await new Promise((resolve) => setImmediate(resolve));
+    }
     return;
   }
   const many = /\[many (\d+)\]/.exec(text);
@@ -111,7 +147,8 @@ exports.activate = (context) => {
     }),
   );
   // Requests of the test, written to $MAESTRO_E2E_CONTROL: {id, settings} are applied as user
-  // settings through the configuration API; {id, command} runs a command. A request naming a
+  // settings through the configuration API; {id, command} runs a command; {id, bench: {parts,
+  // requests}} runs benchLm and records its runs. A request naming a
   // `window` is for that window's extension host only.
   const CONTROL = process.env.MAESTRO_E2E_CONTROL;
   if (CONTROL) {
@@ -122,6 +159,11 @@ exports.activate = (context) => {
       if (request.id === applied) return;
       applied = request.id;
       if (request.window && request.window !== vscode.workspace.name) return;
+      if (request.bench) {
+        benchLm(request.bench).then((runs) => record({ event: 'bench-done', id: request.id, runs }),
+          (err) => record({ event: 'bench-failed', id: request.id, message: String(err && err.stack || err) }));
+        return;
+      }
       if (request.command) {
         // Runs a command as the Command Palette would, then reports what it put on the clipboard.
         Promise.resolve(vscode.commands.executeCommand(request.command))
