@@ -149,6 +149,12 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="skip the history sweep (bench/history.py: what a long conversation costs)",
     )
+    parser.add_argument(
+        "--vscode",
+        action="store_true",
+        help="also the bridge through a real VS Code host against vscode.lm's own rate "
+        "(bench/vscode_host.py; needs code-server, as the VS Code end-to-end tests do)",
+    )
     parser.add_argument("--markdown", metavar="FILE", help="also write the tables to FILE")
     parser.add_argument(
         "--profile",
@@ -179,6 +185,15 @@ def main(argv: list[str] | None = None) -> int:
         swept, failed = history.run(history.QUICK if args.quick else history.FULL, dialects, log)
         sections.append(f"### History sweep\n\n{swept}")
         problems += failed if swept else [*failed, "the history sweep printed no figures"]
+    if args.vscode:
+        from bench import vscode_host  # imports the VS Code harness from tests/: only when asked
+
+        vscode_sizes = vscode_host.QUICK if args.quick else vscode_host.FULL
+        if args.rounds:
+            vscode_sizes = dataclasses.replace(vscode_sizes, rounds=args.rounds)
+        compared, failed = vscode_host.run(vscode_sizes, log)
+        sections.append(f"### Through a real VS Code host\n\n{compared}\n")
+        problems += failed
     elapsed = time.perf_counter() - started
     command = "python -m bench" + (" --quick" if args.quick else "")
     if args.rounds:
@@ -187,6 +202,8 @@ def main(argv: list[str] | None = None) -> int:
         command += f" --dialects {','.join(dialects)}"
     if args.no_history:
         command += " --no-history"
+    if args.vscode:
+        command += " --vscode"
     text = (
         f"`{command}`: {sizes.rounds} round(s), {elapsed:.0f} s; median (min-max) of the rounds\n"
         f"machine at start: {before}\nmachine at end: {servers.machine()}\n\n" + "\n".join(sections)
