@@ -81,8 +81,12 @@ def _turn(
         taken.add(id(result))
         paired_contents[part.callId].add(_content_key(result))
         new_id = used_ids.unique(part.callId)
-        assistant_parts.append(replace(part, callId=new_id))
-        paired.append(replace(result, callId=new_id))
+        if new_id == part.callId:  # nearly always: the parts as they are (nothing changes them)
+            assistant_parts.append(part)
+            paired.append(result)
+        else:
+            assistant_parts.append(replace(part, callId=new_id))
+            paired.append(replace(result, callId=new_id))
 
     rest: list[ChatMessage] = []
     for follower in followers:

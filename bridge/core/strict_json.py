@@ -53,8 +53,9 @@ def decode(raw: bytes | str) -> Any:
     RecursionError, which callers already turn into a 400).
 
     The checks cost next to nothing on ordinary bodies: the hooks run only on float literals
-    and on `NaN`/`Infinity` tokens, and the surrogate check only when the text holds a
-    `\\ud...` escape at all (Python clients escape emoji that way; then one extra encode).
+    and on `NaN`/`Infinity` tokens (which stop the decode: the text is then decoded again to
+    name where), and the surrogate check only when the text holds a `\\ud...` escape at all
+    (Python clients escape emoji that way; then one extra encode).
     """
     if isinstance(raw, bytes | bytearray):
         try:  # strict: json.loads would let UTF-8-encoded surrogates through ('surrogatepass')
@@ -63,30 +64,45 @@ def decode(raw: bytes | str) -> Any:
             raise JsonInputError(f"The request body is not valid UTF-8: {exc}.") from None
     else:
         text = raw
-    suspicious = False
-
-    def constant(token: str) -> _NotJson:
-        nonlocal suspicious
-        suspicious = True
-        return _NotJson(token)
-
-    def number(literal: str) -> float:
-        nonlocal suspicious
-        value = float(literal)
-        if math.isinf(value):
-            suspicious = True
-        return value
-
-    decoder = json.JSONDecoder(parse_constant=constant, parse_float=number)
     try:
-        value = decoder.decode(text)
+        value = _DECODER.decode(text)
+    except _NotFinite:  # decoded again, marking every such value, to name where the first is
+        _raise_first_bad(_decode_marking(text))
+        raise JsonInputError("The request body holds a number that is not finite.") from None
     except ValueError as exc:  # JSONDecodeError, and integers past Python's 4300 digits
         raise JsonInputError(f"The request body is not valid JSON: {exc}.") from None
-    if suspicious:
-        _raise_first_bad(value)
     if _SURROGATE_ESCAPE.search(text) and not _encodable(value):
         _raise_first_bad(value)
     return value
+
+
+class _NotFinite(Exception):
+    """A `NaN`/`Infinity` token or a number too large for a float: the fast decode stops."""
+
+
+def _refuse_constant(token: str) -> Any:
+    raise _NotFinite
+
+
+def _finite_float(literal: str) -> float:
+    value = float(literal)
+    if math.isinf(value):
+        raise _NotFinite
+    return value
+
+
+# One decoder for every body and every tool call's arguments (a long history has thousands):
+# building one per call, for hooks that remember what they saw, cost more than decoding.
+_DECODER = json.JSONDecoder(parse_constant=_refuse_constant, parse_float=_finite_float)
+
+
+def _decode_marking(text: str) -> Any:
+    """`text` decoded with each NaN/Infinity token as a marker, for _raise_first_bad."""
+    decoder = json.JSONDecoder(parse_constant=_NotJson)
+    try:
+        return decoder.decode(text)
+    except ValueError as exc:
+        raise JsonInputError(f"The request body is not valid JSON: {exc}.") from None
 
 
 def _encodable(value: Any) -> bool:

@@ -43,6 +43,9 @@ from bridge.core.image_tokens import messages_image_tokens
 log = logging.getLogger(__name__)
 
 Counter = Callable[[str], Awaitable[int]]
+# One encoder: `json.dumps` with any option builds a new one per call (thousands of tool
+# calls in a long history). Only counted, never sent: Python's own output is fine here.
+_as_text = json.JSONEncoder(ensure_ascii=False).encode
 
 
 def input_text(chat: ChatRequest) -> str:
@@ -53,11 +56,11 @@ def input_text(chat: ChatRequest) -> str:
             if isinstance(part, TextPart):
                 texts.append(part.value)
             elif isinstance(part, ToolCallPart):
-                texts.append(f"{part.name} {json.dumps(part.input, ensure_ascii=False)}")
+                texts.append(f"{part.name} {_as_text(part.input)}")
             elif isinstance(part, ToolResultPart):
                 texts.extend(p.value for p in part.content if isinstance(p, TextPart))
     for tool in chat.tools:
-        schema = json.dumps(tool.inputSchema, ensure_ascii=False) if tool.inputSchema else ""
+        schema = _as_text(tool.inputSchema) if tool.inputSchema else ""
         texts.append(f"{tool.name} {tool.description} {schema}")
     return "\n".join(texts)
 
@@ -106,7 +109,7 @@ def part_text(part: ResponsePart) -> str:
     if isinstance(part, (TextPart, ThinkingPart)):
         return part.value
     if isinstance(part, ToolCallPart):
-        return f"{part.name} {json.dumps(part.input, ensure_ascii=False)}"
+        return f"{part.name} {_as_text(part.input)}"
     return ""
 
 

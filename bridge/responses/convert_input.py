@@ -122,24 +122,22 @@ class _Conversation:
 
     def __init__(self) -> None:
         self.messages: list[ChatMessage] = []
-        self._last_kinds: set[type] = set()
+        self._last_kinds: set[type] | None = None  # None: not needed yet, so not gathered
 
     def add(self, message: ChatMessage) -> None:
         self.messages.append(message)
-        self._last_kinds = {type(part) for part in message.content}
+        self._last_kinds = None
 
     def append(self, role: str, parts: list[MessagePart], merge_when: tuple[type, ...]) -> None:
         """Add parts as a new message, or into the previous one when it is of the same kind."""
         last = self.messages[-1] if self.messages else None
-        if (
-            last is not None
-            and last.role == role
-            and last.content
-            and all(issubclass(kind, merge_when) for kind in self._last_kinds)
-        ):
-            last.content.extend(parts)
-            self._last_kinds.update(type(part) for part in parts)
-            return
+        if last is not None and last.role == role and last.content:
+            if self._last_kinds is None:
+                self._last_kinds = {type(part) for part in last.content}
+            if all(issubclass(kind, merge_when) for kind in self._last_kinds):
+                last.content.extend(parts)
+                self._last_kinds.update(type(part) for part in parts)
+                return
         self.add(ChatMessage(role="user" if role == "user" else "assistant", content=parts))
 
 
