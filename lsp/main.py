@@ -14,6 +14,11 @@ import os
 import sys
 from collections.abc import Callable
 
+try:
+    import fcntl
+except ImportError:  # Windows: no pipe sizes to set
+    fcntl = None  # type: ignore[assignment]
+
 from bridge.log_redaction import redact_logs
 from lsp import rpc
 
@@ -54,6 +59,19 @@ class _EditorPipe(asyncio.Protocol):
         self._on_lost()
 
 
+PIPE_BYTES = 1 << 20
+
+
+def _widen_pipe(fd: int) -> None:
+    """A long conversation is half a megabyte per chat request: through Linux's default 64 KiB
+    pipe, that is one write and one event-loop turn per 64 KiB on each side. 1 MiB is what an
+    unprivileged process may ask (fs.pipe-max-size); elsewhere, or not a pipe: left as it is."""
+    set_size = getattr(fcntl, "F_SETPIPE_SZ", None) if fcntl is not None else None
+    if set_size is not None:
+        with contextlib.suppress(OSError):
+            fcntl.fcntl(fd, set_size, PIPE_BYTES)
+
+
 async def serve_stdio() -> None:
     # Imported here: `maestro-bridge serve` imports this module for `configure_logging` only,
     # and must not pay for aiohttp and the server it does not run (start-up time, memory).
@@ -61,6 +79,7 @@ async def serve_stdio() -> None:
 
     loop = asyncio.get_running_loop()
     server = create_server()
+    _widen_pipe(sys.stdout.fileno())
     reader = asyncio.StreamReader(limit=1 << 20)
     await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin.buffer)
     transport, _ = await loop.connect_write_pipe(
