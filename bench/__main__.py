@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench import history, load, servers
+from bench import history, load, report, servers
 from bench.dialects import DIALECTS, RESPONSES, Dialect
 from bench.figures import CONCURRENCY, FULL, QUICK, Results, Sizes, percentile
 from bench.profile import Profiled
@@ -168,10 +168,8 @@ def main(argv: list[str] | None = None) -> int:
         sizes = dataclasses.replace(sizes, rounds=args.rounds)
     dialects: list[str] = args.dialects
 
-    def log(message: str) -> None:
-        print(message, file=sys.stderr, flush=True)
-
-    before = servers.machine()
+    log = report.log
+    before = report.machine()
     started = time.perf_counter()
     results: Results = {}
     problems: list[str] = []
@@ -204,16 +202,10 @@ def main(argv: list[str] | None = None) -> int:
         command += " --no-history"
     if args.vscode:
         command += " --vscode"
-    text = (
-        f"`{command}`: {sizes.rounds} round(s), {elapsed:.0f} s; median (min-max) of the rounds\n"
-        f"machine at start: {before}\nmachine at end: {servers.machine()}\n\n" + "\n".join(sections)
+    heading = (
+        f"`{command}`: {sizes.rounds} round(s), {elapsed:.0f} s; median (min-max) of the rounds"
     )
-    print(text)
-    if args.markdown:
-        Path(args.markdown).write_text(text, encoding="utf-8")
-    for problem in problems[:20]:
-        print(f"error: {problem}", file=sys.stderr)
-    return 1 if problems else 0
+    return report.finish(heading, "\n".join(sections), before, problems, args.markdown)
 
 
 if __name__ == "__main__":

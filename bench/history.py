@@ -18,11 +18,10 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
 import aiohttp
 
-from bench import conversation, cpu_clock, load, servers
+from bench import conversation, cpu_clock, load, report, servers
 from bench.conversation import Item
 from bench.dialect_bodies import encoded
 from bench.dialect_streams import stream
@@ -173,23 +172,16 @@ def main(argv: list[str] | None = None) -> int:
     if args.repetitions:
         sizes = Sizes(sizes.item_counts, sizes.byte_sizes, args.repetitions, sizes.judged)
 
-    def log(message: str) -> None:
-        print(message, file=sys.stderr, flush=True)
-
-    before, started = servers.machine(), time.perf_counter()
-    text, problems = run(sizes, dialects, log)
+    before, started = report.machine(), time.perf_counter()
+    text, problems = run(sizes, dialects, report.log)
+    if not text:
+        problems.append("no figures: no request of some point was answered")
     command = "python -m bench.history" + (" --quick" if args.quick else "")
-    report = (
+    heading = (
         f"`{command}`: {sizes.repetitions} repetition(s) per point, "
-        f"{time.perf_counter() - started:.0f} s; medians\n"
-        f"machine at start: {before}\nmachine at end: {servers.machine()}\n\n{text}"
+        f"{time.perf_counter() - started:.0f} s; medians"
     )
-    print(report)
-    if args.markdown:
-        Path(args.markdown).write_text(report, encoding="utf-8")
-    for problem in problems[:20]:
-        print(f"error: {problem}", file=sys.stderr)
-    return 1 if problems or not text else 0
+    return report.finish(heading, text, before, problems, args.markdown)
 
 
 if __name__ == "__main__":

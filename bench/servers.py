@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import platform
 import signal
 import socket
 import subprocess
@@ -134,19 +133,3 @@ def start(name: str, kind: str, dialect: Dialect = RESPONSES) -> Server:
         elapsed = time.perf_counter() - started
     server = Server(name, process, url, elapsed, log, [process.pid, *child_pids(process.pid)])
     return server
-
-
-def machine() -> str:
-    model = "unknown CPU"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    load1 = os.getloadavg()[0]
-    return (
-        f"{os.cpu_count()} cores ({model}), Python {platform.python_version()}, "
-        f"{platform.system()} {platform.release()}, load average {load1:.2f}"
-    )

@@ -27,7 +27,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from bench import load, servers
+from bench import load, report
 from bench.figures import percentile
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -238,24 +238,14 @@ def main(argv: list[str] | None = None) -> int:
         if getattr(args, name):
             sizes = dataclasses.replace(sizes, **{name: getattr(args, name)})
 
-    def log(message: str) -> None:
-        print(message, file=sys.stderr, flush=True)
-
-    before = servers.machine()
-    started = time.perf_counter()
-    text, problems = run(sizes, log)
+    before, started = report.machine(), time.perf_counter()
+    text, problems = run(sizes, report.log)
     command = "python -m bench.vscode_host " + " ".join(argv if argv is not None else sys.argv[1:])
-    text = (
+    heading = (
         f"`{command.strip()}`: {sizes.rounds} round(s), {time.perf_counter() - started:.0f} s; "
-        f"median (min-max) of the rounds\nmachine at start: {before}\n"
-        f"machine at end: {servers.machine()}\n\n{text}\n"
+        "median (min-max) of the rounds"
     )
-    print(text)
-    if args.markdown:
-        Path(args.markdown).write_text(text, encoding="utf-8")
-    for problem in problems[:20]:
-        print(f"error: {problem}", file=sys.stderr)
-    return 1 if problems else 0
+    return report.finish(heading, f"{text}\n", before, problems, args.markdown)
 
 
 if __name__ == "__main__":
