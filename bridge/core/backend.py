@@ -19,6 +19,14 @@ class _Wire(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
 
+class ModelCapabilities(_Wire):
+    """What the model accepts (`LanguageModelChatInformation.capabilities`); an editor that
+    does not say is taken to accept both, as before."""
+
+    imageInput: bool = True
+    toolCalling: bool = True
+
+
 class ModelInfo(_Wire):
     id: str
     name: str = ""
@@ -26,6 +34,8 @@ class ModelInfo(_Wire):
     family: str = ""
     version: str = ""
     maxInputTokens: int = 0
+    maxOutputTokens: int = 0  # 0: the editor did not say
+    capabilities: ModelCapabilities = Field(default_factory=ModelCapabilities)
 
 
 # The parts and messages are plain dataclasses, not pydantic models: a long conversation is
@@ -106,6 +116,9 @@ class ChatRequest(_Wire):
     tools: list[ChatTool] = Field(default_factory=list)
     toolMode: Literal["auto", "required"] = "auto"
     modelOptions: dict[str, Any] = Field(default_factory=dict)
+    # Per-model settings the provider reads besides modelOptions (Copilot reads its
+    # `reasoningEffort` here); the editor passes it on where its API has it.
+    modelConfiguration: dict[str, Any] = Field(default_factory=dict)
     justification: str | None = None
 
 
@@ -115,10 +128,13 @@ EditorErrorCode = Literal["NotFound", "NoPermissions", "Blocked", "Unavailable",
 class EditorError(Exception):
     """A failure reported by the editor (or the loss of the editor itself)."""
 
-    def __init__(self, code: EditorErrorCode, message: str) -> None:
+    def __init__(self, code: EditorErrorCode, message: str, name: str = "") -> None:
         super().__init__(message)
         self.code: EditorErrorCode = code
         self.message = message
+        # The provider's own error name (`Error.name`: Copilot's `ChatQuotaExceeded`,
+        # `ChatRateLimited`...), which says more than the code; "" when it gave none.
+        self.name = name
 
 
 class Backend(Protocol):
