@@ -137,9 +137,10 @@ def test_client_tools_are_offered() -> None:
     ]
 
 
-def test_deferred_tools_are_offered_too() -> None:
+def test_deferred_tools_wait_for_a_tool_reference() -> None:
+    # tests/test_deferred_tools.py has the rest: loading, server-side search, the limit.
     got = plan(tools=[BASH, {**READ, "defer_loading": True}])
-    assert [t.name for t in got.chat.tools] == ["Bash", "Read"]
+    assert [t.name for t in got.chat.tools] == ["Bash"]
 
 
 def test_server_tools_are_dropped_with_a_log_line(caplog: pytest.LogCaptureFixture) -> None:

@@ -3,12 +3,14 @@
 Text, images (inline base64 only), tool calls and tool results map one to one. Thinking is
 dropped (the editor takes no thinking in the history); documents become their text when they
 have text; everything else becomes a short note, so the model knows something was there and
-the request still goes through.
+the request still goes through. `tool_reference` blocks (a tool search's answer) also load the
+deferred tools they name: `loaded_tool_names` finds them for `tools.plan_tools`.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable, Iterator
 from typing import Any, Literal
 
 from bridge.anthropic.protocol import (
@@ -16,6 +18,7 @@ from bridge.anthropic.protocol import (
     ContentBlock,
     DocumentBlock,
     ImageBlock,
+    Message,
     OtherBlock,
     Source,
     TextBlock,
@@ -92,7 +95,7 @@ def document_parts(block: DocumentBlock) -> list[MessagePart]:
 def _other_parts(block: OtherBlock) -> list[MessagePart]:
     extra = block.model_extra or {}
     if block.type == "tool_reference" and isinstance(extra.get("tool_name"), str):
-        return [TextPart(value=f"[tool {extra['tool_name']} is available]")]
+        return [TextPart(value=f"[tool {extra['tool_name']} loaded: it can be called now]")]
     if block.type == "search_result":
         title, where = extra.get("title") or "", extra.get("source") or ""
         body = _source_text(extra.get("content"))
@@ -145,3 +148,30 @@ def content_parts(content: Content, role: Role) -> list[MessagePart]:
     for block in content:
         parts.extend(block_parts(block, role))
     return parts
+
+
+def _references(block: ContentBlock) -> Iterator[str]:
+    """The tool names one block loads: `tool_reference` blocks, in a tool result (a client's
+    tool search) or in a `tool_search_tool_result` (Anthropic's server-side search)."""
+    if isinstance(block, ToolResultBlock) and not isinstance(block.content, str):
+        for inner in block.content:
+            yield from _references(inner)
+    elif isinstance(block, OtherBlock):
+        extra = block.model_extra or {}
+        if block.type == "tool_reference" and isinstance(extra.get("tool_name"), str):
+            yield extra["tool_name"]
+        elif block.type == "tool_search_tool_result" and isinstance(extra.get("content"), dict):
+            for ref in extra["content"].get("tool_references") or []:
+                if isinstance(ref, dict) and isinstance(ref.get("tool_name"), str):
+                    yield ref["tool_name"]
+
+
+def loaded_tool_names(messages: Iterable[Message]) -> set[str]:
+    """Every deferred tool the history has loaded so far (by a tool search's references)."""
+    return {
+        name
+        for message in messages
+        if not isinstance(message.content, str)
+        for block in message.content
+        for name in _references(block)
+    }

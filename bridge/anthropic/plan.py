@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from bridge.anthropic.blocks import loaded_tool_names
 from bridge.anthropic.convert import editor_messages
 from bridge.anthropic.options import (
     log_ignored,
@@ -52,7 +53,7 @@ def parse_messages_request(body: Any) -> MessagesRequest:
 
 def plan_messages(request: MessagesRequest, model: ModelInfo) -> MessagesPlan:
     """Everything decided before the editor is asked (pure; raises ApiError 400 on bad input)."""
-    tools = plan_tools(request.tools, request.tool_choice)
+    tools = plan_tools(request.tools, request.tool_choice, loaded_tool_names(request.messages))
     fmt = requested_format(request)
     messages = editor_messages(request)
     if not messages:

@@ -4,12 +4,20 @@ The editor knows only client tools (name, description, JSON schema), which is wh
 tool without `type` (or with `type: "custom"`) is. Anthropic's own tools (`web_search_*`,
 `code_execution_*`, `bash_*`, `text_editor_*`, `computer_*`, ...) have no schema the editor
 could offer and mostly run on Anthropic's servers: they are dropped with one log line each.
-`defer_loading` tools are offered like the others: the editor cannot load tools later.
+
+Deferred tools (`defer_loading: true`) are offered as Anthropic's API offers them: only once
+the history has loaded them, with a `tool_reference` block naming them (what a client's own
+tool search, such as Claude Code's ToolSearch, answers). The editor's models take at most 128
+tools per request, so this is what lets a client with many MCP tools through. Anthropic's
+server-side tool search (`tool_search_tool_regex_*`, `tool_search_tool_bm25_*`) cannot run in
+the editor: with one in the request, deferred tools are offered right away instead (the model
+can see them, having no search to run), up to the same limit.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -20,6 +28,7 @@ from bridge.core.tools import first_of_each_name
 log = logging.getLogger(__name__)
 
 EMPTY_SCHEMA: dict[str, Any] = {"type": "object", "properties": {}}
+SERVER_SEARCH_PREFIXES = ("tool_search_tool_regex", "tool_search_tool_bm25")
 
 
 @dataclass
@@ -28,14 +37,27 @@ class ToolPlan:
     mode: Literal["auto", "required"]
 
 
-def _client_tool(raw: Any, param: str) -> ChatTool | None:
-    """One entry of `tools`: a ChatTool, or None for a tool the editor cannot offer."""
+def has_server_search(raw_tools: list[Any] | None) -> bool:
+    """Whether the request offers Anthropic's server-side tool search."""
+    return any(
+        isinstance(raw, dict)
+        and isinstance(raw.get("type"), str)
+        and raw["type"].startswith(SERVER_SEARCH_PREFIXES)
+        for raw in raw_tools or []
+    )
+
+
+def _client_tool(raw: Any, param: str, loaded: Collection[str] | None) -> ChatTool | None:
+    """One entry of `tools`: a ChatTool, or None for a tool the editor cannot (or may not
+    yet) offer. `loaded`: the deferred tools the history has loaded (None: offer them all)."""
     if not isinstance(raw, dict):
         raise invalid_request(f"`{param}` must be an object.", param=param, code="invalid_value")
     kind = raw.get("type")
     if kind not in (None, "custom"):
         log.info("Dropping Anthropic tool of type %r: the editor cannot run it", kind)
         return None
+    if raw.get("defer_loading") is True and loaded is not None and raw.get("name") not in loaded:
+        return None  # not loaded by a tool search yet
     name = raw.get("name")
     if not isinstance(name, str) or not name:
         raise invalid_request(
@@ -60,13 +82,20 @@ def _client_tool(raw: Any, param: str) -> ChatTool | None:
     return ChatTool(name=name, description=description or "", inputSchema=schema)
 
 
-def plan_tools(raw_tools: list[Any] | None, choice: dict[str, Any] | None) -> ToolPlan:
+def plan_tools(
+    raw_tools: list[Any] | None,
+    choice: dict[str, Any] | None,
+    loaded: Collection[str] = frozenset(),
+) -> ToolPlan:
     """Which tools the editor sees, in which mode; a 400 when the choice cannot be met.
 
+    `loaded` names the deferred tools the history has loaded (`blocks.loaded_tool_names`).
     `disable_parallel_tool_use` is accepted and has no effect: the editor has no such option.
     """
+    deferred_from = None if has_server_search(raw_tools) else loaded
     tools = first_of_each_name(
-        _client_tool(raw, f"tools[{index}]") for index, raw in enumerate(raw_tools or [])
+        _client_tool(raw, f"tools[{index}]", deferred_from)
+        for index, raw in enumerate(raw_tools or [])
     )
     kind = None if choice is None else choice.get("type")
     if kind in (None, "auto"):

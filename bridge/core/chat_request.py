@@ -6,6 +6,7 @@ from typing import Any, Literal
 
 from bridge.core.backend import ChatMessage, ChatRequest, ChatTool, TextPart
 from bridge.core.structured_output import OutputFormat
+from bridge.core.tool_count import check_tool_count
 
 
 def model_options(
@@ -36,6 +37,7 @@ def editor_chat(
     justification: str,
 ) -> ChatRequest:
     """The request, with a structured-output format as a model option and an instruction."""
+    check_tool_count(tools)  # Copilot throws above 128 tools: a clear 400 instead
     if fmt is not None:
         options["responseFormat"] = fmt.model_option()
         # First, with the other system-like text: the last message stays the client's.
