@@ -81,7 +81,7 @@ HOSTED: list[dict[str, Any]] = [
     {"type": "mcp", "server_label": "deepwiki", "server_url": "https://mcp.example.com"},
     {"type": "local_shell"},
     {"type": "shell"},
-    {"type": "tool_search", "execution": "client", "parameters": {"type": "object"}},
+    {"type": "tool_search"},  # hosted; a client-run one is offered (test_deferred_tools.py)
 ]
 
 
@@ -557,9 +557,11 @@ def test_codex_tools(caplog: pytest.LogCaptureFixture) -> None:
     assert "apply_patch" in names(plan)
     assert plan.targets["apply_patch"] == ToolTarget("custom", "apply_patch")
     assert "exec_command" in names(plan)
-    assert {"web_search", "tool_search"}.isdisjoint(names(plan))
-    assert len(plan.tools) == len(raw["tools"]) - 2
-    assert len(caplog.records) == 2
+    assert "web_search" not in names(plan)
+    # Codex runs its tool search itself: the model sees it as a function.
+    assert plan.targets["tool_search"] == ToolTarget("tool_search", "tool_search")
+    assert len(plan.tools) == len(raw["tools"]) - 1
+    assert len(caplog.records) == 1
     exec_command = next(t for t in plan.tools if t.name == "exec_command")
     raw_exec = next(t for t in raw["tools"] if t.get("name") == "exec_command")
     assert exec_command.inputSchema == raw_exec["parameters"]
@@ -589,7 +591,9 @@ def test_client_tools_plan(path: Path) -> None:
 
     usable = [t for t in raw.get("tools") or [] if t["type"] in ("function", "custom")]
     inner = [t for ns in raw.get("tools") or [] if ns["type"] == "namespace" for t in ns["tools"]]
-    assert len(plan.tools) == len(usable) + len(inner)
+    # Codex runs its own tool search (`execution: "client"`): offered as a function too.
+    searches = [t for t in raw.get("tools") or [] if t.get("execution") == "client"]
+    assert len(plan.tools) == len(usable) + len(inner) + len(searches)
     assert set(plan.targets) == {tool.name for tool in plan.tools}
     assert plan.mode == "auto"
     for tool in usable:

@@ -35,6 +35,10 @@ def custom_tool_call_id() -> str:
     return f"ctc_AM-{_random(12)}"
 
 
+def tool_search_call_id() -> str:
+    return f"tsc_AM-{_random(12)}"
+
+
 def reasoning_id() -> str:
     return f"rs_AM-{_random(12)}"
 

@@ -36,7 +36,10 @@ from bridge.responses.request import (
     FunctionCallOutputItem,
     MessageItem,
     SkippedItem,
+    ToolSearchCallItem,
+    ToolSearchOutputItem,
 )
+from bridge.responses.tool_search import SEARCH_TOOL_NAME, loaded_note
 from bridge.responses.tools import NAMESPACE_SEPARATOR
 
 log = logging.getLogger(__name__)
@@ -82,6 +85,21 @@ def _call_part(item: FunctionCallItem | CustomToolCallItem) -> ToolCallPart:
 def _result_part(item: FunctionCallOutputItem | CustomToolCallOutputItem) -> ToolResultPart:
     content = [p for p in content_parts(item.output) if isinstance(p, (TextPart, DataPart))]
     return ToolResultPart(callId=item.call_id, content=content or [TextPart(value="")])
+
+
+def search_call_part(item: ToolSearchCallItem) -> ToolCallPart | None:
+    """A client-run tool search the model called (None for one OpenAI's servers ran)."""
+    if item.execution != "client" or not item.call_id:
+        return None
+    arguments = item.arguments if isinstance(item.arguments, dict) else {}
+    return ToolCallPart(callId=item.call_id, name=SEARCH_TOOL_NAME, input=arguments)
+
+
+def search_result_part(item: ToolSearchOutputItem) -> ToolResultPart | None:
+    """Its answer: which tools it loaded (they are offered as tools, `tools.plan_tools`)."""
+    if item.execution != "client" or not item.call_id:
+        return None
+    return ToolResultPart(callId=item.call_id, content=[TextPart(value=loaded_note(item))])
 
 
 def agent_message(item: AgentMessageItem) -> ChatMessage | None:
@@ -185,6 +203,18 @@ def to_chat_messages(request: CreateResponseRequest) -> list[ChatMessage]:
                 conversation.add(message)
         elif isinstance(item, CompactionItem):
             conversation.add(compaction_message(item))
+        elif isinstance(item, ToolSearchCallItem):
+            call = search_call_part(item)
+            if call is not None:
+                call_ids.add(call.callId)
+                conversation.append(
+                    "assistant", [call], merge_when=(TextPart, ToolCallPart, DataPart)
+                )
+        elif isinstance(item, ToolSearchOutputItem):
+            result = search_result_part(item)
+            if result is not None:
+                outputs.append((index, result.callId))
+                conversation.append("user", [result], merge_when=(ToolResultPart,))
         elif isinstance(item, AdditionalToolsItem):
             continue  # offered to the editor as tools (`tools.plan_request_tools`)
         elif isinstance(item, SkippedItem) and item.type != "reasoning":

@@ -201,6 +201,9 @@ class ResponseEventBuilder:
 
     def _tool_call(self, part: ToolCallPart, events: list[Event]) -> None:
         target = self._targets.get(part.name, ToolTarget("function", part.name))
+        if target.kind == "tool_search":
+            self._tool_search_call(part, events)
+            return
         item: Event = {"call_id": part.callId or ids.call_id(), "name": target.name}
         if target.kind == "custom":
             raw = part.input.get("input")
@@ -224,6 +227,21 @@ class ResponseEventBuilder:
         events.append(self._event(f"{event_prefix}.done", **ref, **{field: value}))
         item.update({field: value, "status": "completed"})
         self.output_text.append(value)
+        events.append(self._event("response.output_item.done", output_index=index, item=item))
+
+    def _tool_search_call(self, part: ToolCallPart, events: list[Event]) -> None:
+        """A call of the client's own tool search (`tool_search.py`): the client runs it."""
+        item: Event = {
+            "type": "tool_search_call",
+            "id": ids.tool_search_call_id(),
+            "call_id": part.callId or ids.call_id(),
+            "execution": "client",
+            "arguments": part.input,
+            "status": "in_progress",
+        }
+        index = self._add_item(item, events)
+        item["status"] = "completed"
+        self.output_text.append(_json(part.input))
         events.append(self._event("response.output_item.done", output_index=index, item=item))
 
     def _data(self, part: DataPart) -> None:

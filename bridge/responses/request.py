@@ -121,6 +121,24 @@ class AdditionalToolsItem(_Lenient):
     tools: list[dict[str, Any]] = Field(default_factory=list)
 
 
+class ToolSearchCallItem(_Lenient):
+    """The model's call of a tool search: `execution: "client"` ones the client ran."""
+
+    type: Literal["tool_search_call"]
+    call_id: str | None = None
+    arguments: Any = None
+    execution: str | None = None
+
+
+class ToolSearchOutputItem(_Lenient):
+    """What a tool search found: the definitions of the tools it loaded."""
+
+    type: Literal["tool_search_output"]
+    call_id: str | None = None
+    execution: str | None = None
+    tools: list[dict[str, Any]] = Field(default_factory=list)
+
+
 class SkippedItem(_Lenient):
     """Items that carry nothing the editor can use (reasoning) or that we do not know."""
 
@@ -137,6 +155,8 @@ _KNOWN = {
     "compaction",
     "agent_message",
     "additional_tools",
+    "tool_search_call",
+    "tool_search_output",
 }
 
 
@@ -161,6 +181,8 @@ InputItem = Annotated[
     | Annotated[CompactionItem, Tag("compaction")]
     | Annotated[AgentMessageItem, Tag("agent_message")]
     | Annotated[AdditionalToolsItem, Tag("additional_tools")]
+    | Annotated[ToolSearchCallItem, Tag("tool_search_call")]
+    | Annotated[ToolSearchOutputItem, Tag("tool_search_output")]
     | Annotated[SkippedItem, Tag("skipped")],
     Discriminator(_item_kind),
 ]

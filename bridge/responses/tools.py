@@ -8,6 +8,8 @@ The editor knows only function tools (name, description, JSON schema). So:
 - tools offered inside `additional_tools` input items (Codex) join the request's `tools`;
 - hosted tools (web search, code interpreter, ...) run on OpenAI's servers, which the editor
   cannot reach: they are dropped with one log line each;
+- a client-run `tool_search` is offered as a function and deferred tools wait for it
+  (`tool_search.py`);
 - a second tool of a name already offered is dropped with a log line (providers reject
   duplicate names);
 - `"encrypted": true` markers in parameter schemas (Codex's collaboration tools ask OpenAI to
@@ -24,7 +26,16 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from bridge.core.backend import ChatTool
 from bridge.core.errors import invalid_request
+from bridge.responses.encrypted_params import without_encrypted_markers
 from bridge.responses.request import AdditionalToolsItem, CreateResponseRequest
+from bridge.responses.tool_search import (
+    SEARCH_TOOL_NAME,
+    ToolSearchTool,
+    is_client_search,
+    offers_client_search,
+    search_chat_tool,
+    search_output_groups,
+)
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +60,7 @@ class _Tool(BaseModel):
     model_config = ConfigDict(extra="ignore")
     name: str
     description: str | None = None
+    defer_loading: bool | None = None  # offered once a tool search loaded it
 
 
 class FunctionTool(_Tool):
@@ -71,7 +83,7 @@ class NamespaceTool(_Tool):
 class ToolTarget:
     """What a tool call the editor reports under a flat name stands for."""
 
-    kind: Literal["function", "custom"]
+    kind: Literal["function", "custom", "tool_search"]
     name: str
     namespace: str | None = None
     # Its schema marks arguments `encrypted`: its calls must say they are plain text.
@@ -107,12 +119,15 @@ def _custom_description(tool: CustomTool) -> str:
     return text
 
 
-def _parse_tool(
-    raw: dict[str, Any], index: str
-) -> FunctionTool | CustomTool | NamespaceTool | None:
+_Parsed = FunctionTool | CustomTool | NamespaceTool | ToolSearchTool
+
+
+def _parse_tool(raw: dict[str, Any], index: str) -> _Parsed | None:
     kind = raw.get("type")
-    model: type[FunctionTool] | type[CustomTool] | type[NamespaceTool]
-    if kind == "function":
+    model: type[_Parsed]
+    if is_client_search(raw):
+        model = ToolSearchTool
+    elif kind == "function":
         model = FunctionTool
     elif kind == "custom":
         model = CustomTool
@@ -134,31 +149,6 @@ def _parse_tool(
             param=f"{index}.{where}",
             code="invalid_value",
         ) from None
-
-
-# Keys whose value maps names to schemas (the names are not schema keywords).
-_SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
-# Keys whose value is data, not a schema: kept as they are.
-_SCHEMA_DATA = ("enum", "const", "default", "examples", "required")
-
-
-def without_encrypted_markers(schema: Any) -> Any:
-    """The schema without OpenAI's `"encrypted": true` markers (a copy; the input is kept)."""
-    if isinstance(schema, list):
-        return [without_encrypted_markers(item) for item in schema]
-    if not isinstance(schema, dict):
-        return schema
-    clean: dict[str, Any] = {}
-    for key, value in schema.items():
-        if key == "encrypted" and isinstance(value, bool):
-            continue
-        if key in _SCHEMA_MAPS and isinstance(value, dict):
-            clean[key] = {name: without_encrypted_markers(sub) for name, sub in value.items()}
-        elif key in _SCHEMA_DATA:
-            clean[key] = value
-        else:
-            clean[key] = without_encrypted_markers(value)
-    return clean
 
 
 @dataclass
@@ -194,12 +184,26 @@ def _found(tool: FunctionTool | CustomTool, namespace: str | None) -> _Found:
     return _Found(flat, chat, ToolTarget("function", tool.name, namespace, encrypted), echo)
 
 
-def _flatten(groups: list[tuple[str, list[Any]]]) -> list[_Found]:
-    """Every usable tool of every group (`(param, tools)`), first of each flat name only."""
+def _search_found(tool: ToolSearchTool) -> _Found:
+    target = ToolTarget("tool_search", SEARCH_TOOL_NAME)
+    return _Found(SEARCH_TOOL_NAME, search_chat_tool(tool), target, None)
+
+
+def _flatten(groups: list[tuple[str, list[Any]]], loaded: set[str] | None = None) -> list[_Found]:
+    """Every usable tool of every group (`(param, tools)`), first of each flat name only.
+
+    `loaded`: the deferred tools a tool search loaded (others are left out); None: all."""
     found: dict[str, _Found] = {}
 
-    def add(tool: FunctionTool | CustomTool, namespace: str | None, where: str) -> None:
-        entry = _found(tool, namespace)
+    def add(tool: _Parsed, namespace: str | None, where: str) -> None:
+        if isinstance(tool, ToolSearchTool):
+            entry = _search_found(tool)
+        elif isinstance(tool, NamespaceTool):
+            return
+        else:
+            entry = _found(tool, namespace)
+            if tool.defer_loading and loaded is not None and entry.flat not in loaded:
+                return  # deferred, not loaded by a tool search yet
         if entry.flat in found:
             # Providers reject a request with two tools of one name; the first one wins.
             log.warning(
@@ -219,7 +223,7 @@ def _flatten(groups: list[tuple[str, list[Any]]]) -> list[_Found]:
             if isinstance(tool, NamespaceTool):
                 for j, inner_raw in enumerate(tool.tools):
                     inner = _parse_tool(inner_raw, f"{index}.tools[{j}]")
-                    if isinstance(inner, (FunctionTool, CustomTool)):
+                    if inner is not None:
                         add(inner, tool.name, f"{index}.tools[{j}]")
             elif tool is not None:
                 add(tool, None, index)
@@ -267,20 +271,31 @@ def additional_tool_groups(request: CreateResponseRequest) -> list[tuple[str, li
 
 
 def plan_request_tools(request: CreateResponseRequest) -> ToolPlan:
-    """`plan_tools` for everything a request offers (`tools` and `additional_tools` items)."""
-    return plan_tools(request.tools, request.tool_choice, additional_tool_groups(request))
+    """`plan_tools` for everything a request offers (`tools`, `additional_tools` items and
+    the tools `tool_search_output` items loaded)."""
+    return plan_tools(
+        request.tools,
+        request.tool_choice,
+        additional_tool_groups(request),
+        search_output_groups(request),
+    )
 
 
 def plan_tools(
     raw_tools: list[dict[str, Any]] | None,
     choice: str | dict[str, Any] | None,
     more: list[tuple[str, list[Any]]] | None = None,
+    searched: list[tuple[str, list[Any]]] | None = None,
 ) -> ToolPlan:
     """Decide which tools the editor sees and in which mode; 400 when the choice cannot be met.
 
-    `more` are further tool lists after `raw_tools`, each with its param (`input[3].tools`).
+    `more` are further tool lists after `raw_tools`, each with its param (`input[3].tools`);
+    `searched` the lists a client's tool search loaded. With a client-run tool search,
+    deferred tools are offered only when loaded; without one, all of them.
     """
-    found = _flatten([("tools", list(raw_tools or [])), *(more or [])])
+    searched = searched or []
+    loaded = {f.flat for f in _flatten(searched)} if offers_client_search(raw_tools) else None
+    found = _flatten([("tools", list(raw_tools or [])), *(more or []), *searched], loaded)
     echo = [f.echo for f in found if f.echo is not None]
     targets = {f.flat: f.target for f in found}
     tools = [f.chat for f in found]
