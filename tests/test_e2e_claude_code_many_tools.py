@@ -71,8 +71,8 @@ def recording_proxy(target: str) -> Iterator[RecordingProxy]:
 def mcp_config(tmp_path: Path) -> tuple[Path, Path]:
     """The `--mcp-config` file for the 150-tool server, and the log of the calls it ran."""
     calls = tmp_path / "calls.log"
-    server = {"type": "stdio", "command": sys.executable, "args": [str(MCP_SERVER)]}
-    server["args"] += [str(TOOL_COUNT), str(calls)]
+    args = [str(MCP_SERVER), str(TOOL_COUNT), str(calls)]
+    server = {"type": "stdio", "command": sys.executable, "args": args}
     config = tmp_path / "mcp.json"
     config.write_text(json.dumps({"mcpServers": {"many": server}}), encoding="utf-8")
     return config, calls

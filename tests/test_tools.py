@@ -13,6 +13,7 @@ from fixture_files import client_request, client_requests
 
 from bridge.core.backend import ChatTool
 from bridge.core.errors import ApiError
+from bridge.responses.encrypted_params import without_encrypted_markers
 from bridge.responses.request import parse_create_request
 from bridge.responses.tools import (
     CUSTOM_INPUT_SCHEMA,
@@ -20,7 +21,6 @@ from bridge.responses.tools import (
     ToolTarget,
     plan_request_tools,
     plan_tools,
-    without_encrypted_markers,
 )
 
 LARK = 'start: begin_patch hunk+ end_patch\nbegin_patch: "*** Begin Patch" LF\n'
