@@ -66,7 +66,7 @@ async def _chunk_batches(
     answer = EditorAnswer(backend, plan.chat, tick, plan.input_tokens)
     cutter = StopSequenceCutter(plan.stop_sequences)
     last_sent = time.monotonic()
-    sent = False  # a chunk or keepalive went out (the ticks themselves do not)
+    began = False  # the answer has output, or a keepalive went out (ticks alone do not)
     async with contextlib.aclosing(answer.batches()) as parts_batches:
         async for parts in parts_batches:
             if parts is None:
@@ -78,12 +78,12 @@ async def _chunk_batches(
                     yield [KEEPALIVE]
                 else:
                     continue
-                sent, last_sent = True, now
+                began, last_sent = True, now
                 continue
             last_sent = time.monotonic()
+            began = began or bool(parts)
             chunks = builder.add(cutter.cut_parts(parts))
             if chunks:
-                sent = True
                 yield chunks
             if cutter.matched is not None:
                 break  # closing the chat cancels the editor's request
@@ -98,7 +98,7 @@ async def _chunk_batches(
     stopped = cutter.matched is not None
     reason = finish_reason(stopped, answer.cut(usage.output_tokens), builder.tool_calls)
     if answer.filtered:  # Copilot's content filter ended the answer
-        if not sent:  # only flush ticks so far: the HTTP status is still ours
+        if not began:  # only flush ticks so far: the HTTP status is still ours
             raise answer.filter_error()
         reason = SAFETY
     answer_text = "".join(builder.answer_text)
