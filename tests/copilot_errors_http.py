@@ -106,13 +106,13 @@ def _streamed(dialect: str, reply: Reply) -> Outcome:
             return _failed(outcome, error, error["error"]["type"], result.events)
         assert result.message is not None
         return _message(outcome, result.message)
-    sse = gemini_validation.parse_sse(reply.text)
-    if any("error" in chunk for chunk in sse.chunks):
-        error = gemini_validation.check_failed_stream(sse.chunks)
-        outcome = _failed(outcome, error, error["error"]["status"], sse.chunks)
-        outcome.text = _gemini_text(sse.chunks[:-1])
+    chunks = gemini_validation.parse_sse(reply.text).chunks
+    if any("error" in chunk for chunk in chunks):
+        error = gemini_validation.check_failed_stream(chunks)
+        outcome = _failed(outcome, error, error["error"]["status"], chunks)
+        outcome.text = _gemini_text(chunks[:-1])
         return outcome
-    return _gemini(outcome, gemini_validation.check_stream(sse.chunks))
+    return _gemini(outcome, gemini_validation.check_stream(chunks))
 
 
 def _answered(dialect: str, reply: Reply) -> Outcome:
