@@ -11,7 +11,10 @@ The first rule whose `match` regex is found (`re.search`) in the text of the las
 answers: the last message's text, or, when the conversation ends with tool results, the last
 tool result's text. A `tool_call` whose
 `arguments` is a string calls a custom tool (such as `apply_patch`), whose editor-side input
-is `{"input": "<string>"}`. An `error` part makes the editor fail the request there; a rule
+is `{"input": "<string>"}`. An `error` part makes the editor fail the request there, with a
+`code` (VS Code's LanguageModelError code, default `Other`), a `message` and the `name` of the
+error the provider throws (`{"type": "error", "name": "ChatQuotaExceeded", "message": ...}`:
+what Copilot throws, for a test of how the bridge answers it); a rule
 with `times` answers only that many times (then the next matching rule does), so a test can
 fail a first request and answer its retry.
 """
@@ -77,8 +80,11 @@ class ErrorReply(_Strict):
     refused consent (`NoPermissions`)...: before any part or mid-answer."""
 
     type: Literal["error"]
-    code: EditorErrorCode
+    code: EditorErrorCode = "Other"
     message: str = "The scripted model failed."
+    # The Error.name the provider throws with (Copilot's `ChatQuotaExceeded`,
+    # `ChatRateLimited`; `LanguageModelError` for VS Code's own codes); "" for none.
+    name: str = ""
 
 
 @dataclass(frozen=True)
@@ -94,6 +100,7 @@ class Fail:
 
     code: EditorErrorCode
     message: str
+    name: str = ""
 
 
 ReplyPart = Annotated[
@@ -221,7 +228,7 @@ def _reply_parts(rule: Rule, index: int, turn: int) -> Reply:
         elif isinstance(reply, PauseReply):
             parts.append(Pause(reply.seconds))
         elif isinstance(reply, ErrorReply):
-            parts.append(Fail(reply.code, reply.message))
+            parts.append(Fail(reply.code, reply.message, reply.name))
         else:
             arguments = reply.arguments
             # The turn (message count) keeps ids unique when a rule fires again later in the

@@ -110,7 +110,7 @@ class SimulatedModel:
                 await asyncio.sleep(part.seconds)
                 continue
             if isinstance(part, Fail):
-                raise EditorError(part.code, part.message)
+                raise EditorError(part.code, part.message, part.name)
             for piece in output.emit(part):
                 await asyncio.sleep(0)  # a point where a cancelled request stops
                 yield piece

@@ -39,7 +39,13 @@ def editor_error(exc: BaseException) -> EditorError:
         code: EditorErrorCode = "Other"
         if data.get("code") in ("NotFound", "NoPermissions", "Blocked"):
             code = data["code"]
-        return EditorError(code, exc.message or "The editor failed the request.")
+        # The provider's Error.name (Copilot's ChatQuotaExceeded...): core/editor_failures.py.
+        name = data.get("name")
+        return EditorError(
+            code,
+            exc.message or "The editor failed the request.",
+            name if isinstance(name, str) else "",
+        )
     return EditorError("Other", f"The editor failed the request: {exc}")
 
 

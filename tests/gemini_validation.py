@@ -104,6 +104,12 @@ def validate_answer(obj: Any) -> None:
     usage = obj["usageMetadata"]
     check_usage(usage, "usageMetadata")
     parts = obj["candidates"][0]["content"]["parts"]
+    # Only an answer cut before its first word says nothing (Google's own answers then carry
+    # no part: google-gemini/generative-ai-python issue 280; the bridge's fold sends one empty
+    # text instead, bridge/gemini/chunks.py).
+    cut = obj["candidates"][0].get("finishReason") in ("MAX_TOKENS", "SAFETY")
+    if cut and parts in ([], [{"text": ""}]):
+        return
     if not parts:
         fail("GenerateContentResponse: the candidate's content has no part")
     check_parts(parts, "candidate 0")

@@ -39,7 +39,11 @@ def error_type(status: int) -> str:
 def error_object(error: ApiError) -> dict[str, Any]:
     """The inner `error` object, as HTTP bodies and the stream's `error` event carry it."""
     message = error.message
-    if error.param and error.param not in message:
+    if error.overflow is not None:
+        # Anthropic's own words, which Claude Code reads to know how much to compact.
+        tokens, window = error.overflow
+        message = f"prompt is too long: {tokens} tokens > {window} maximum"
+    elif error.param and error.param not in message:
         message = f"{error.param}: {message}"  # Anthropic's messages name the field first
     return {"type": error_type(error.status), "message": message}
 

@@ -86,13 +86,22 @@ class MessageEventBuilder:
         return [*self.start(), {"type": "ping"}]
 
     def finish(
-        self, stop_reason: str, stop_sequence: str | None, usage: UsageCounts
+        self,
+        stop_reason: str,
+        stop_sequence: str | None,
+        usage: UsageCounts,
+        refusal: str | None = None,
     ) -> list[Event]:
-        """Close the open block, then `message_delta` and `message_stop`."""
+        """Close the open block, then `message_delta` and `message_stop`. A `refusal` (why a
+        filter ended the answer) goes in `stop_details`, as Anthropic's streaming refusals."""
         events = self.start() + self._close()
         fields = usage_fields(usage)
         self.message.update(stop_reason=stop_reason, stop_sequence=stop_sequence, usage=fields)
-        delta = {"stop_reason": stop_reason, "stop_sequence": stop_sequence}
+        delta: Event = {"stop_reason": stop_reason, "stop_sequence": stop_sequence}
+        if refusal is not None:
+            details = {"type": "refusal", "category": None, "explanation": refusal}
+            self.message["stop_details"] = details
+            delta["stop_details"] = details
         events.append({"type": "message_delta", "delta": delta, "usage": fields})
         events.append({"type": "message_stop"})
         return events

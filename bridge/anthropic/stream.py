@@ -76,7 +76,7 @@ async def _message_batches(
     if plan.input_tokens is None:
         counting = asyncio.ensure_future(_input_count(backend, plan.chat))
     try:
-        answer = EditorAnswer(backend, plan.chat, keepalive_seconds)
+        answer = EditorAnswer(backend, plan.chat, keepalive_seconds, plan.input_tokens)
         cutter = StopSequenceCutter(plan.stop_sequences)
         async with contextlib.aclosing(answer.batches()) as parts_batches:
             async for parts in parts_batches:
@@ -104,7 +104,10 @@ async def _message_batches(
             "".join(builder.reasoning_text),
         )
         reason = stop_reason(cutter, answer.cut(usage.output_tokens), builder.tool_calls)
-        events = tail + builder.finish(reason, cutter.matched, usage)
+        refusal = None
+        if answer.filtered:  # Copilot's content filter: Anthropic's streaming refusal
+            reason, refusal = "refusal", answer.filter_message
+        events = tail + builder.finish(reason, cutter.matched, usage, refusal)
         answer_text = "".join(builder.answer_text)
         if plan.output_format is not None and answer_text and reason == "end_turn":
             await check_answer(plan.output_format, answer_text, check_seconds)  # never raises

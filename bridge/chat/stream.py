@@ -69,7 +69,7 @@ async def _chunk_batches(
     keepalive_seconds: float,
     check_seconds: float,
 ) -> AsyncGenerator[list[Chunk], None]:
-    answer = EditorAnswer(backend, plan.chat, keepalive_seconds)
+    answer = EditorAnswer(backend, plan.chat, keepalive_seconds, plan.input_tokens)
     cutter = StopSequenceCutter(plan.stop_sequences)
     async with contextlib.aclosing(answer.batches()) as parts_batches:
         async for parts in parts_batches:
@@ -94,6 +94,8 @@ async def _chunk_batches(
     )
     stopped = cutter.matched is not None
     reason = finish_reason(stopped, answer.cut(usage.output_tokens), builder.tool_calls)
+    if answer.filtered:  # Copilot's content filter ended the answer after it began
+        reason = "content_filter"
     answer_text = "".join(builder.answer_text)
     if plan.output_format is not None and answer_text and reason == "stop":
         await check_answer(plan.output_format, answer_text, check_seconds)  # never raises

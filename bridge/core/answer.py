@@ -3,6 +3,9 @@
 A dialect turns parts into its own events; what happens around them is the same for all:
 - `EditorAnswer` runs the chat with keepalive ticks (None) while the model is silent and cuts
   the output at the request's `maxOutputTokens` (the editor has no stop reason of its own);
+  the provider's own ends that are no failure end the answer normally: `Response too long.`
+  (Copilot's output limit) as length-limited, a content filter once output began as
+  `filtered` (each dialect's content-filter end; before any output it is a 400);
 - `estimate_usage` counts with the editor's tokenizer when the editor reported no usage;
 - `guarded` turns a failure into the dialect's failure events once something was sent (before
   that it raises, so the client still gets an HTTP status such as 429 with Retry-After).
@@ -16,8 +19,9 @@ from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from typing import TypeVar
 
 from bridge.core.backend import Backend, ChatRequest, EditorError, ResponsePart
+from bridge.core.editor_failures import Failure, classify_error
 from bridge.core.editor_usage import UsageCounts
-from bridge.core.errors import ApiError, from_editor
+from bridge.core.errors import ApiError, from_editor, from_failure
 from bridge.core.keepalive import with_keepalive
 from bridge.core.token_limits import OutputLimit, chat_input_tokens
 
@@ -32,10 +36,21 @@ E = TypeVar("E")
 class EditorAnswer:
     """One chat with the editor: batches of parts, None for a keepalive tick."""
 
-    def __init__(self, backend: Backend, chat: ChatRequest, keepalive_seconds: float) -> None:
+    def __init__(
+        self,
+        backend: Backend,
+        chat: ChatRequest,
+        keepalive_seconds: float,
+        input_tokens: int | None = None,
+    ) -> None:
         self.backend = backend
         self.chat = chat
         self.keepalive_seconds = keepalive_seconds
+        self.input_tokens = input_tokens  # the bridge's count of the input, when it made one
+        self.too_long = False  # the provider ended the answer at the model's output limit
+        self.filtered = False  # a content filter ended the answer after it began
+        self.filter_message = ""
+        self._yielded = False  # something (a batch or a keepalive tick) went to the dialect
         limit = chat.modelOptions.get("maxOutputTokens")
         self.limit = limit if isinstance(limit, int) else None
         self._limiter: OutputLimit | None = None
@@ -49,19 +64,70 @@ class EditorAnswer:
         try:
             async for parts in chat:
                 if parts is None:  # the model is silent
+                    self._yielded = True
                     yield None
                     continue
                 if self._limiter is not None:
                     parts = await self._limiter.admit(parts)
+                self._yielded = True
                 yield parts
                 if self._limiter is not None and self._limiter.reached:
                     break  # closing the chat below cancels the editor's request
+        except EditorError as exc:
+            await self._ended_by(exc)  # returns when the answer just ends
         finally:
             await chat.aclose()  # closes the editor's chat too
 
+    async def _ended_by(self, exc: EditorError) -> None:
+        """The provider's failure: an end of the answer, or (raised) a failure."""
+        failure = classify_error(exc)
+        if failure.kind == "too_long":
+            # Copilot streams what fits, then throws: a length-limited answer, text kept.
+            log.info("The model reached its output limit; the answer ends as length-limited")
+            self.too_long = True
+            return
+        if failure.kind == "content_filter" and self._yielded:
+            log.warning("A content filter ended the answer: %s", exc.message)
+            self.filtered = True
+            self.filter_message = exc.message
+            return
+        if failure.kind == "context_length":
+            raise await self._context_error(failure) from None
+        raise exc
+
+    async def _context_error(self, failure: Failure) -> ApiError:
+        """400 `context_length_exceeded` with the numbers: the input's tokens as the bridge
+        counts them and the model's window. Copilot counted more than the window (its count
+        adds its own prompt and per-message overhead), so the input is at least window + 1."""
+        error = from_failure(failure)
+        window = 0
+        try:
+            models = await self.backend.list_models()
+            window = next((m.maxInputTokens for m in models if m.id == self.chat.model), 0)
+            tokens = self.input_tokens
+            if tokens is None:
+                tokens = await chat_input_tokens(self.backend, self.chat)
+        except EditorError:
+            tokens = None
+        if window <= 0:
+            return error
+        tokens = max(tokens or 0, window + 1)
+        error.message = (
+            f"The input is {tokens} tokens, more than the {window} tokens the model "
+            f"{self.chat.model!r} can read as GitHub Copilot counts it (its own prompt and the "
+            "tools' definitions included). Shorten the conversation or its tool outputs and "
+            "try again."
+        )
+        error.overflow = (tokens, window)
+        return error
+
+    def filter_error(self) -> ApiError:
+        """The 400 of a content filter, for a dialect that had sent nothing when it came."""
+        return from_failure(Failure("content_filter", self.filter_message))
+
     def cut(self, output_tokens: int) -> bool:
         """The answer ended at the output limit (the bridge cut it, or it used all of it)."""
-        if self._limiter is not None and self._limiter.reached:
+        if self.too_long or (self._limiter is not None and self._limiter.reached):
             return True
         return self.limit is not None and output_tokens >= self.limit
 
@@ -113,8 +179,8 @@ async def guarded(
                 sent = True
                 yield batch
     except EditorError as exc:
-        log.warning("The editor failed the request: %s (%s)", exc.message, exc.code)
-        error = from_editor(exc.code, exc.message)
+        log.warning("The editor failed the request: %s (%s %s)", exc.message, exc.code, exc.name)
+        error = from_editor(exc.code, exc.message, exc.name)
         if not sent:
             raise error from None
         yield end(error)

@@ -32,6 +32,7 @@ KEEPALIVE: Chunk = {"sse": "keepalive"}  # not a chunk: a blank line while the m
 
 STOP = "STOP"
 MAX_TOKENS = "MAX_TOKENS"
+SAFETY = "SAFETY"  # a content filter ended the answer
 
 # Clients send a call's id back in `functionResponse.id`: keep the editor's when it is a plain
 # token, else make one (an empty, odd or repeated id would pair the wrong result).

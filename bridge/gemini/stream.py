@@ -21,7 +21,7 @@ from bridge.core.answer import EditorAnswer, estimate_usage, guarded
 from bridge.core.backend import Backend
 from bridge.core.stop_sequences import StopSequenceCutter
 from bridge.core.structured_output import DEFAULT_CHECK_SECONDS, check_answer
-from bridge.gemini.chunks import KEEPALIVE, MAX_TOKENS, STOP, Chunk, ChunkBuilder
+from bridge.gemini.chunks import KEEPALIVE, MAX_TOKENS, SAFETY, STOP, Chunk, ChunkBuilder
 from bridge.gemini.plan import GeminiPlan
 
 # How long a streamed chunk waits for the next batch before it leaves without the finish.
@@ -63,9 +63,10 @@ async def _chunk_batches(
 ) -> AsyncGenerator[list[Chunk], None]:
     # Streams tick often, to release the held chunk; a folded answer holds nothing back.
     tick = FLUSH_SECONDS if plan.stream else keepalive_seconds
-    answer = EditorAnswer(backend, plan.chat, tick)
+    answer = EditorAnswer(backend, plan.chat, tick, plan.input_tokens)
     cutter = StopSequenceCutter(plan.stop_sequences)
     last_sent = time.monotonic()
+    began = False  # the answer has output, or a keepalive went out (ticks alone do not)
     async with contextlib.aclosing(answer.batches()) as parts_batches:
         async for parts in parts_batches:
             if parts is None:
@@ -77,9 +78,10 @@ async def _chunk_batches(
                     yield [KEEPALIVE]
                 else:
                     continue
-                last_sent = now
+                began, last_sent = True, now
                 continue
             last_sent = time.monotonic()
+            began = began or bool(parts)
             chunks = builder.add(cutter.cut_parts(parts))
             if chunks:
                 yield chunks
@@ -95,6 +97,10 @@ async def _chunk_batches(
     )
     stopped = cutter.matched is not None
     reason = finish_reason(stopped, answer.cut(usage.output_tokens), builder.tool_calls)
+    if answer.filtered:  # Copilot's content filter ended the answer
+        if not began:  # only flush ticks so far: the HTTP status is still ours
+            raise answer.filter_error()
+        reason = SAFETY
     answer_text = "".join(builder.answer_text)
     if plan.output_format is not None and answer_text and reason == STOP:
         await check_answer(plan.output_format, answer_text, check_seconds)  # never raises

@@ -48,7 +48,7 @@ async def errors_middleware(request: web.Request, handler: Handler) -> web.Strea
     except ApiError as exc:
         return error_response(request, exc)
     except EditorError as exc:
-        return error_response(request, from_editor(exc.code, exc.message))
+        return error_response(request, from_editor(exc.code, exc.message, exc.name))
     except web.HTTPException as exc:
         if exc.status < 400:
             raise

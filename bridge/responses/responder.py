@@ -139,7 +139,7 @@ def response_events(
 async def _response_batches(
     backend: Backend, plan: ResponsePlan, builder: ResponseEventBuilder, keepalive_seconds: float
 ) -> AsyncGenerator[list[Event], None]:
-    answer = EditorAnswer(backend, plan.chat, keepalive_seconds)
+    answer = EditorAnswer(backend, plan.chat, keepalive_seconds, plan.input_tokens)
     async with contextlib.aclosing(answer.batches()) as parts_batches:
         async for parts in parts_batches:
             events = builder.keepalive() if parts is None else builder.add(parts)
@@ -155,6 +155,9 @@ async def _response_batches(
             "".join(builder.reasoning_text),
         )
         usage = usage_object(*counts)
+    if answer.filtered:  # Copilot's content filter ended the answer after it began
+        yield builder.incomplete(usage, "content_filter")
+        return
     if answer.cut(usage["output_tokens"]):
         # The editor has no stop reason; output that reached the limit was cut by it.
         yield builder.incomplete(usage, "max_output_tokens")

@@ -183,7 +183,7 @@ class ResponsesSocket:
             await self._send_quietly(error_event(exc))
         except EditorError as exc:
             final = None
-            await self._send_quietly(error_event(from_editor(exc.code, exc.message)))
+            await self._send_quietly(error_event(from_editor(exc.code, exc.message, exc.name)))
         except ConnectionError:
             return  # the client went away mid-stream; the run loop ends the connection
         except Exception:

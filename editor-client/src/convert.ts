@@ -2,7 +2,7 @@
 // `vscode`: the few constructors needed are passed in, so every rule is unit-tested in node.
 
 import type {
-  ChatMessage, ChatParams, ChatTool, DataPart, EditorErrorName, MessagePart, ModelInfo,
+  ChatMessage, ChatParams, ChatTool, DataPart, EditorErrorData, EditorErrorName, MessagePart, ModelInfo,
   ResponsePart, TextPart,
 } from './protocol';
 import { EditorErrorCodes } from './protocol';
@@ -192,18 +192,22 @@ export function fromBase64(data: string): Uint8Array {
 
 // ---------------------------------------------------------------- errors
 
-export interface RpcError { code: number; message: string; data: { code: EditorErrorName } }
+export interface RpcError { code: number; message: string; data: EditorErrorData }
 
 /**
  * A failure of sendRequest/selectChatModels as a protocol error. LanguageModelError's `code`
- * (NotFound, NoPermissions, Blocked) survives; anything else is `Other`.
+ * (NotFound, NoPermissions, Blocked) survives; anything else is `Other`. The error's `name`
+ * goes along: Copilot says what failed through it (a spent quota is `ChatQuotaExceeded`, a
+ * rate limit `ChatRateLimited`), and the message verbatim (`Response too long.`...).
  */
 export function toRpcError(err: unknown): RpcError {
-  const code = isObject(err) || err instanceof Error ? (err as { code?: unknown }).code : undefined;
-  const name: EditorErrorName =
+  const withFields = isObject(err) || err instanceof Error ? (err as { code?: unknown; name?: unknown }) : {};
+  const code = withFields.code;
+  const kind: EditorErrorName =
     code === 'NotFound' || code === 'NoPermissions' || code === 'Blocked' ? code : 'Other';
+  const name = typeof withFields.name === 'string' ? withFields.name : '';
   const message = err instanceof Error ? err.message : String(err);
-  return { code: EditorErrorCodes[name], message: message || name, data: { code: name } };
+  return { code: EditorErrorCodes[kind], message: message || kind, data: { code: kind, name } };
 }
 
 // ---------------------------------------------------------------- user-facing text

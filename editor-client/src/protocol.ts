@@ -23,6 +23,10 @@ export const EditorErrorCodes = {
   Other: -32000,
 } as const;
 export type EditorErrorName = keyof typeof EditorErrorCodes;
+/** A failed request's JSON-RPC error `data`: VS Code's LanguageModelError code, and the
+ * provider's own `Error.name` (Copilot's `ChatQuotaExceeded`, `ChatRateLimited`...; "" when
+ * the error was not an Error), which the server reads to pick the HTTP status. */
+export interface EditorErrorData { code: EditorErrorName; name: string }
 export const REQUEST_CANCELLED = -32800;
 
 export interface ModelInfo {

@@ -137,17 +137,30 @@ describe('response parts', () => {
 });
 
 describe('toRpcError', () => {
-  const lmError = (code: string, message: string): Error => Object.assign(new Error(message), { code });
+  const lmError = (code: string, message: string): Error =>
+    Object.assign(new Error(message), { code, name: 'LanguageModelError' });
+  // What Copilot throws (languageModelAccess.ts): an Error whose name says what failed.
+  const named = (name: string, message: string): Error => Object.assign(new Error(message), { name });
 
-  it('maps LanguageModelError codes', () => {
-    assert.deepEqual(toRpcError(lmError('NotFound', 'gone')), { code: EditorErrorCodes.NotFound, message: 'gone', data: { code: 'NotFound' } });
+  it('maps LanguageModelError codes, with the error name', () => {
+    assert.deepEqual(toRpcError(lmError('NotFound', 'gone')), {
+      code: EditorErrorCodes.NotFound, message: 'gone', data: { code: 'NotFound', name: 'LanguageModelError' },
+    });
     assert.equal(toRpcError(lmError('NoPermissions', 'no')).code, -32002);
     assert.equal(toRpcError(lmError('Blocked', 'quota')).code, -32003);
   });
 
+  it('carries the provider error name: quota and rate limit are told apart from other failures', () => {
+    assert.deepEqual(toRpcError(named('ChatQuotaExceeded', 'You have exhausted your premium model quota.')), {
+      code: -32000, message: 'You have exhausted your premium model quota.', data: { code: 'Other', name: 'ChatQuotaExceeded' },
+    });
+    assert.deepEqual(toRpcError(named('ChatRateLimited', 'Rate limited')).data, { code: 'Other', name: 'ChatRateLimited' });
+    assert.deepEqual(toRpcError(new Error('Response too long.')).data, { code: 'Other', name: 'Error' });
+  });
+
   it('maps anything else to Other', () => {
-    assert.deepEqual(toRpcError(lmError('Unknown', 'x')), { code: -32000, message: 'x', data: { code: 'Other' } });
-    assert.deepEqual(toRpcError('boom'), { code: -32000, message: 'boom', data: { code: 'Other' } });
+    assert.deepEqual(toRpcError(named('Unknown', 'x')), { code: -32000, message: 'x', data: { code: 'Other', name: 'Unknown' } });
+    assert.deepEqual(toRpcError('boom'), { code: -32000, message: 'boom', data: { code: 'Other', name: '' } });
     assert.equal(toRpcError(new Error('')).message, 'Other');
   });
 });
