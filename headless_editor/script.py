@@ -106,7 +106,7 @@ Reply = list[ResponsePart | Pause | Fail]
 class Rule(_Strict):
     match: str
     reply: list[ReplyPart]
-    # Like a provider that ignores the maxOutputTokens option: the whole reply is sent.
+    # Like a provider that ignores the max_tokens option: the whole reply is sent.
     ignore_max_output_tokens: bool = False
     # Answer at most this many requests (counted per server), then let later rules answer.
     times: int | None = Field(default=None, ge=1)

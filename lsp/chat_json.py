@@ -33,6 +33,8 @@ def chat_params_json(chat_id: str, window: int, request: ChatRequest) -> bytes:
         "toolMode": request.toolMode,
         "modelOptions": request.modelOptions,
     }
+    if request.modelConfiguration:
+        params["modelConfiguration"] = request.modelConfiguration
     if request.justification is not None:
         params["justification"] = request.justification
     return params_json(params)
