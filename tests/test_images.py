@@ -73,7 +73,7 @@ def test_line_wrapped_base64_is_accepted() -> None:
         ("http://example.com/cat.png", "cannot fetch image URLs"),
         ("data:image/svg+xml,<svg/>", "not base64"),
         ("data:image/png;base64,@@not base64@@", "not valid base64"),
-        (data_url("image/bmp", b"BM\x36\x00\x00\x00"), "not a PNG, JPEG, GIF or WebP"),
+        (data_url("image/bmp", b"BM\x36\x00\x00\x00"), "not a PNG, JPEG, GIF, WebP or BMP"),
         ("", "cannot fetch"),
     ],
 )

@@ -87,9 +87,9 @@ def normalised_tool(
     for key in TOP_LEVEL_REFUSED:
         if key in root:
             notes.removed("", key, root.pop(key))
+    if not isinstance(root.get("properties"), dict):
+        root["properties"] = {}
     fixed = _node(root, "", family, notes, 0)
-    if not isinstance(fixed.get("properties"), dict):
-        fixed["properties"] = {}
     if notes.lines:
         text += "\n\nInput constraints the schema cannot carry: " + "; ".join(notes.lines) + "."
     return text, fixed
