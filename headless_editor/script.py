@@ -13,7 +13,8 @@ tool result's text. A `tool_call` whose
 `arguments` is a string calls a custom tool (such as `apply_patch`), whose editor-side input
 is `{"input": "<string>"}`. An `error` part makes the editor fail the request there; a rule
 with `times` answers only that many times (then the next matching rule does), so a test can
-fail a first request and answer its retry.
+fail a first request and answer its retry. A `request` part answers with the editor's chat
+request as JSON text (what reached the editor: a test through a real `serve` reads it back).
 """
 
 from __future__ import annotations
@@ -72,6 +73,12 @@ class PauseReply(_Strict):
     seconds: float = Field(gt=0, le=300)
 
 
+class RequestReply(_Strict):
+    """The editor's chat request itself, as JSON text: what the bridge sent the editor."""
+
+    type: Literal["request"]
+
+
 class ErrorReply(_Strict):
     """The editor fails the request here, as VS Code does for a rate limit (`Blocked`), a
     refused consent (`NoPermissions`)...: before any part or mid-answer."""
@@ -89,6 +96,11 @@ class Pause:
 
 
 @dataclass(frozen=True)
+class EchoRequest:
+    """In a reply: a text part holding the request as JSON (filled in by the model)."""
+
+
+@dataclass(frozen=True)
 class Fail:
     """In a reply: the editor fails the request with this error (the reply ends there)."""
 
@@ -97,10 +109,10 @@ class Fail:
 
 
 ReplyPart = Annotated[
-    TextReply | ThinkingReply | ToolCallReply | PauseReply | ErrorReply,
+    TextReply | ThinkingReply | ToolCallReply | PauseReply | ErrorReply | RequestReply,
     Field(discriminator="type"),
 ]
-Reply = list[ResponsePart | Pause | Fail]
+Reply = list[ResponsePart | Pause | Fail | EchoRequest]
 
 
 class Rule(_Strict):
@@ -222,6 +234,8 @@ def _reply_parts(rule: Rule, index: int, turn: int) -> Reply:
             parts.append(Pause(reply.seconds))
         elif isinstance(reply, ErrorReply):
             parts.append(Fail(reply.code, reply.message))
+        elif isinstance(reply, RequestReply):
+            parts.append(EchoRequest())
         else:
             arguments = reply.arguments
             # The turn (message count) keeps ids unique when a rule fires again later in the

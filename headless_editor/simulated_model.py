@@ -28,6 +28,7 @@ from bridge.core.backend import (
 )
 from headless_editor.bench_model import BENCH_MODEL, bench_reply
 from headless_editor.script import (
+    EchoRequest,
     Fail,
     Pause,
     Reply,
@@ -111,6 +112,8 @@ class SimulatedModel:
                 continue
             if isinstance(part, Fail):
                 raise EditorError(part.code, part.message)
+            if isinstance(part, EchoRequest):
+                part = TextPart(value=request.model_dump_json(exclude_none=True))
             for piece in output.emit(part):
                 await asyncio.sleep(0)  # a point where a cancelled request stops
                 yield piece

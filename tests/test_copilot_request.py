@@ -6,12 +6,13 @@ languageModelAccess.ts, languageModelAccessPrompt.tsx and toolSchemaNormalizer.t
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 
 from bridge.core.backend import (
     ChatMessage,
+    ChatRequest,
     ChatTool,
     DataPart,
     ModelCapabilities,
@@ -46,18 +47,11 @@ def assistant(*parts: Any) -> ChatMessage:
 def shape(
     messages: list[ChatMessage],
     tools: list[ChatTool] | None = None,
-    mode: str = "auto",
+    mode: Literal["auto", "required"] = "auto",
     model: ModelInfo = MODEL,
     options: RequestOptions | None = None,
-):  # type: ignore[no-untyped-def]
-    return copilot_request(
-        model,
-        messages,
-        tools or [],
-        mode,
-        options or RequestOptions(),
-        "test",  # type: ignore[arg-type]
-    )
+) -> ChatRequest:
+    return copilot_request(model, messages, tools or [], mode, options or RequestOptions(), "test")
 
 
 # --------------------------------------------------------------------------- options
@@ -166,11 +160,12 @@ def tool_for(family: str, schema: dict[str, Any], description: str = "T.") -> Ch
     chat = shape(
         [user("hi")], [ChatTool(name="t", description=description, inputSchema=schema)], model=model
     )
-    return chat.tools[0]
+    tool: ChatTool = chat.tools[0]
+    return tool
 
 
 def test_gpt4_keywords_are_removed_and_said_in_the_description() -> None:
-    schema = {
+    schema: dict[str, Any] = {
         "$schema": "http://json-schema.org/draft-07/schema#",
         "type": "object",
         "properties": {
@@ -315,7 +310,10 @@ def test_messages_that_need_nothing_are_the_same_objects() -> None:
     assert all(a is b for a, b in zip(chat.messages, history, strict=True))
 
 
-PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+PNG = (
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5Er"
+    "kJggg=="
+)
 
 
 def test_images_to_a_model_without_image_input_are_a_400() -> None:

@@ -11,7 +11,6 @@ from typing import Any
 import pytest
 from spec_validation import validate_response, validate_stream
 
-from bridge.core.copilot.required import INSTRUCTION
 from bridge.core.backend import (
     Backend,
     ChatRequest,
@@ -24,6 +23,7 @@ from bridge.core.backend import (
     ThinkingPart,
     ToolCallPart,
 )
+from bridge.core.copilot.required import INSTRUCTION
 from bridge.core.errors import GRANT_ACCESS_HINT, ApiError
 from bridge.core.structured_output import checked_format
 from bridge.responses.events import Event

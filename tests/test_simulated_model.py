@@ -10,7 +10,6 @@ from typing import Any
 import jsonschema
 import pytest
 
-from bridge.core.structured_output import OutputFormat
 from bridge.core.backend import (
     ChatMessage,
     ChatRequest,
@@ -23,6 +22,7 @@ from bridge.core.backend import (
     ToolCallPart,
     ToolResultPart,
 )
+from bridge.core.structured_output import OutputFormat
 from headless_editor.script import Script
 from headless_editor.simulated_model import MODELS, SimulatedModel, placeholder_input
 from headless_editor.tokens import (
