@@ -16,7 +16,8 @@ is `{"input": "<string>"}`. An `error` part makes the editor fail the request th
 error the provider throws (`{"type": "error", "name": "ChatQuotaExceeded", "message": ...}`:
 what Copilot throws, for a test of how the bridge answers it); a rule
 with `times` answers only that many times (then the next matching rule does), so a test can
-fail a first request and answer its retry.
+fail a first request and answer its retry. A `request` part answers with the editor's chat
+request as JSON text (what reached the editor: a test through a real `serve` reads it back).
 """
 
 from __future__ import annotations
@@ -75,6 +76,12 @@ class PauseReply(_Strict):
     seconds: float = Field(gt=0, le=300)
 
 
+class RequestReply(_Strict):
+    """The editor's chat request itself, as JSON text: what the bridge sent the editor."""
+
+    type: Literal["request"]
+
+
 class ErrorReply(_Strict):
     """The editor fails the request here, as VS Code does for a rate limit (`Blocked`), a
     refused consent (`NoPermissions`)...: before any part or mid-answer."""
@@ -95,6 +102,11 @@ class Pause:
 
 
 @dataclass(frozen=True)
+class EchoRequest:
+    """In a reply: a text part holding the request as JSON (filled in by the model)."""
+
+
+@dataclass(frozen=True)
 class Fail:
     """In a reply: the editor fails the request with this error (the reply ends there)."""
 
@@ -104,16 +116,16 @@ class Fail:
 
 
 ReplyPart = Annotated[
-    TextReply | ThinkingReply | ToolCallReply | PauseReply | ErrorReply,
+    TextReply | ThinkingReply | ToolCallReply | PauseReply | ErrorReply | RequestReply,
     Field(discriminator="type"),
 ]
-Reply = list[ResponsePart | Pause | Fail]
+Reply = list[ResponsePart | Pause | Fail | EchoRequest]
 
 
 class Rule(_Strict):
     match: str
     reply: list[ReplyPart]
-    # Like a provider that ignores the maxOutputTokens option: the whole reply is sent.
+    # Like a provider that ignores the max_tokens option: the whole reply is sent.
     ignore_max_output_tokens: bool = False
     # Answer at most this many requests (counted per server), then let later rules answer.
     times: int | None = Field(default=None, ge=1)
@@ -229,6 +241,8 @@ def _reply_parts(rule: Rule, index: int, turn: int) -> Reply:
             parts.append(Pause(reply.seconds))
         elif isinstance(reply, ErrorReply):
             parts.append(Fail(reply.code, reply.message, reply.name))
+        elif isinstance(reply, RequestReply):
+            parts.append(EchoRequest())
         else:
             arguments = reply.arguments
             # The turn (message count) keeps ids unique when a rule fires again later in the

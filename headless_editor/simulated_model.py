@@ -28,6 +28,7 @@ from bridge.core.backend import (
 )
 from headless_editor.bench_model import BENCH_MODEL, bench_reply
 from headless_editor.script import (
+    EchoRequest,
     Fail,
     Pause,
     Reply,
@@ -101,7 +102,7 @@ class SimulatedModel:
             limit = None
         if (
             request.model in _THINKING_MODELS
-            and request.modelOptions.get("reasoningEffort") != "none"
+            and request.modelConfiguration.get("reasoningEffort") != "none"
         ):
             reply = _thinking(request.messages, reply) + reply
         output = _Output(limit)
@@ -111,6 +112,8 @@ class SimulatedModel:
                 continue
             if isinstance(part, Fail):
                 raise EditorError(part.code, part.message, part.name)
+            if isinstance(part, EchoRequest):
+                part = TextPart(value=request.model_dump_json(exclude_none=True))
             for piece in output.emit(part):
                 await asyncio.sleep(0)  # a point where a cancelled request stops
                 yield piece
@@ -137,26 +140,35 @@ def _default_reply(request: ChatRequest) -> list[ResponsePart]:
         answer = f"The tool {name} returned {size} characters."
     else:
         answer = f"You said: {_collapse(_last_user_text(messages))[:_ECHO_CHARS]}"
-    structured = _structured(request.modelOptions, answer)
+    structured = _structured(request.messages, answer)
     return [TextPart(value=answer if structured is None else structured)]
 
 
-def _structured(options: dict[str, Any], answer: str) -> str | None:
-    """The JSON answer a `responseFormat` option asks for (None for plain text).
+_JSON_OBJECT_ASKED = "Answer with one JSON object and nothing else"
+_JSON_SCHEMA_ASKED = "Answer with one JSON value and nothing else"
+_INSTRUCTION_MESSAGES = 3  # the bridge puts its instructions first
+
+
+def _structured(messages: list[ChatMessage], answer: str) -> str | None:
+    """The JSON answer the bridge's structured-output instruction asks for (None for plain
+    text): a model reads it as an instruction, there being no option for it.
 
     A json_schema answer is the schema's placeholder value (valid for it, like tool inputs);
     a json_object answer wraps the plain answer.
     """
-    fmt = options.get("responseFormat")
-    if not isinstance(fmt, dict):
-        return None
-    if fmt.get("type") == "json_object":
-        return json.dumps({"answer": answer}, ensure_ascii=False)
-    spec = fmt.get("json_schema")
-    if fmt.get("type") == "json_schema" and isinstance(spec, dict):
-        schema = spec.get("schema")
-        root = schema if isinstance(schema, dict) else {}
-        return json.dumps(_placeholder(root, root, 0), ensure_ascii=False)
+    for message in messages[:_INSTRUCTION_MESSAGES]:
+        for part in message.content:
+            if not isinstance(part, TextPart):
+                continue
+            if part.value.startswith(_JSON_OBJECT_ASKED):
+                return json.dumps({"answer": answer}, ensure_ascii=False)
+            if part.value.startswith(_JSON_SCHEMA_ASKED) and ":\n" in part.value:
+                try:
+                    schema = json.loads(part.value.split(":\n", 1)[1])
+                except ValueError:
+                    schema = {}
+                root = schema if isinstance(schema, dict) else {}
+                return json.dumps(_placeholder(root, root, 0), ensure_ascii=False)
     return None
 
 
@@ -174,7 +186,7 @@ def _thinking(messages: list[ChatMessage], reply: Reply) -> Reply:
 
 
 class _Output:
-    """Cuts the reply into streamed parts and counts them, stopping at maxOutputTokens."""
+    """Cuts the reply into streamed parts and counts them, stopping at `max_tokens`."""
 
     def __init__(self, limit: int | None) -> None:
         self.limit = limit
@@ -229,7 +241,7 @@ def _usage_part(prompt_tokens: int, output: _Output) -> DataPart:
 
 
 def _max_output_tokens(options: dict[str, Any]) -> int | None:
-    value = options.get("maxOutputTokens")
+    value = options.get("max_tokens")
     if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
         return value
     return None

@@ -32,6 +32,7 @@ def chat_params_json(chat_id: str, window: int, request: ChatRequest) -> bytes:
         "tools": [_tool(tool) for tool in request.tools],
         "toolMode": request.toolMode,
         "modelOptions": request.modelOptions,
+        "modelConfiguration": request.modelConfiguration,
     }
     if request.justification is not None:
         params["justification"] = request.justification

@@ -25,7 +25,7 @@ from bridge.core.errors import ApiError
 
 
 def plan(**fields: Any) -> MessagesPlan:
-    options = {"maxOutputTokens": fields.pop("max_tokens")} if "max_tokens" in fields else {}
+    options = {"max_tokens": fields.pop("max_tokens")} if "max_tokens" in fields else {}
     chat = ChatRequest(
         model="sim",
         messages=[ChatMessage(role="user", content=[TextPart(value="one two three")])],

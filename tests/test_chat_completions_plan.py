@@ -73,8 +73,8 @@ def test_stream_and_usage() -> None:
         ({"max_tokens": 50, "max_completion_tokens": 70}, 70),
     ],
 )
-def test_max_tokens_become_max_output_tokens(extra: dict[str, Any], limit: int) -> None:
-    assert plan(**extra).chat.modelOptions == {"maxOutputTokens": limit}
+def test_max_tokens_become_the_editors_max_tokens(extra: dict[str, Any], limit: int) -> None:
+    assert plan(**extra).chat.modelOptions == {"max_tokens": limit}
 
 
 @pytest.mark.parametrize(
@@ -111,25 +111,45 @@ def test_function_tools_are_offered() -> None:
         "function": {"name": "f", "description": "F.", "parameters": {"type": "object"}},
     }
     got = plan(tools=[tool])
-    assert got.chat.tools == [ChatTool(name="f", description="F.", inputSchema={"type": "object"})]
+    # Copilot's upstream wants an object schema with `properties`.
+    schema = {"type": "object", "properties": {}}
+    assert got.chat.tools == [ChatTool(name="f", description="F.", inputSchema=schema)]
 
 
 # Options
 
 
-def test_sampling_options_map_to_the_editor() -> None:
-    got = plan(max_completion_tokens=80, temperature=1.5, top_p=0.9, reasoning_effort="high")
+def test_sampling_options_map_to_copilots_keys() -> None:
+    got = plan(
+        max_completion_tokens=80,
+        temperature=1.5,
+        top_p=0.9,
+        reasoning_effort="high",
+        stop=["END"],
+        frequency_penalty=0.5,
+        presence_penalty=-0.5,
+    )
+    # top_p has no way through Copilot (README); the effort goes in modelConfiguration.
     assert got.chat.modelOptions == {
-        "maxOutputTokens": 80,
+        "max_tokens": 80,
         "temperature": 1.5,
-        "topP": 0.9,
-        "reasoningEffort": "high",
+        "stop": ["END"],
+        "frequency_penalty": 0.5,
+        "presence_penalty": -0.5,
     }
+    assert got.chat.modelConfiguration == {"reasoningEffort": "high"}
+    assert got.stop_sequences == ["END"]  # still cut by the bridge too
+
+
+def test_a_single_stop_string_goes_as_a_list() -> None:
+    assert plan(stop="##").chat.modelOptions == {"stop": ["##"]}
 
 
 @pytest.mark.parametrize("effort", ["none", "minimal", "low", "medium", "high", "xhigh"])
 def test_known_efforts_pass_on(effort: str) -> None:
-    assert plan(reasoning_effort=effort).chat.modelOptions == {"reasoningEffort": effort}
+    got = plan(reasoning_effort=effort)
+    assert got.chat.modelConfiguration == {"reasoningEffort": effort}
+    assert got.chat.modelOptions == {}
 
 
 def test_an_unknown_effort_is_dropped_with_a_log_line(caplog: pytest.LogCaptureFixture) -> None:
@@ -184,8 +204,6 @@ def test_keys_without_meaning_in_the_editor_are_accepted(caplog: pytest.LogCaptu
         user=secret,
         metadata={"k": secret},
         store=True,
-        frequency_penalty=0.5,
-        presence_penalty=-0.5,
         logit_bias={"50256": -100},
         service_tier="auto",
         prediction={"type": "content", "content": secret},
@@ -282,7 +300,8 @@ def test_unknown_tool_kinds_are_dropped_and_repeated_names_kept_once() -> None:
         (None, ["read", "write"], "auto"),
         ("auto", ["read", "write"], "auto"),
         ("none", [], "auto"),
-        ("required", ["read", "write"], "required"),
+        # Copilot throws for required with several tools: auto plus an instruction.
+        ("required", ["read", "write"], "auto"),
         ({"type": "function", "function": {"name": "write"}}, ["write"], "required"),
         ({"type": "function", "name": "write"}, ["write"], "required"),
         (
@@ -373,7 +392,7 @@ def test_text_format_is_free_text() -> None:
 def test_json_object_format() -> None:
     got = plan(response_format={"type": "json_object"})
     assert got.output_format == OutputFormat("json_object")
-    assert got.chat.modelOptions["responseFormat"] == {"type": "json_object"}
+    assert got.chat.modelOptions == {}  # no option carries it through Copilot
     first = got.chat.messages[0].content[0]
     assert isinstance(first, TextPart) and "JSON object" in first.value
 
@@ -382,7 +401,8 @@ def test_json_schema_format() -> None:
     spec = {"name": "answer", "schema": SCHEMA, "strict": True}
     got = plan(response_format={"type": "json_schema", "json_schema": spec})
     assert got.output_format == OutputFormat("json_schema", "answer", SCHEMA, strict=True)
-    assert got.chat.modelOptions["responseFormat"]["json_schema"]["name"] == "answer"
+    first = got.chat.messages[0].content[0]
+    assert isinstance(first, TextPart) and "'answer'" in first.value
 
 
 def test_json_schema_without_a_schema_asks_for_an_object() -> None:

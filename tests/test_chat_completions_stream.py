@@ -33,7 +33,7 @@ def usage_data(**counts: int) -> str:
 
 
 def plan(**fields: Any) -> CompletionPlan:
-    options = {"maxOutputTokens": fields.pop("max_tokens")} if "max_tokens" in fields else {}
+    options = {"max_tokens": fields.pop("max_tokens")} if "max_tokens" in fields else {}
     chat = ChatRequest(
         model="sim",
         messages=[ChatMessage(role="user", content=[TextPart(value="one two three")])],

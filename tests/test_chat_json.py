@@ -61,6 +61,7 @@ requests = st.builds(
     tools=st.lists(tools, max_size=2),
     toolMode=st.sampled_from(["auto", "required"]),
     modelOptions=st.dictionaries(texts, json_values, max_size=3),
+    modelConfiguration=st.dictionaries(texts, json_values, max_size=2),
     justification=st.none() | texts,
 )
 

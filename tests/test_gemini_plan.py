@@ -70,7 +70,7 @@ def test_the_system_instruction_comes_first(key: str) -> None:
 )
 def test_max_output_tokens_and_temperature(config: dict[str, Any]) -> None:
     got = plan(generationConfig=config)
-    assert got.chat.modelOptions == {"maxOutputTokens": 50, "temperature": 0.5}
+    assert got.chat.modelOptions == {"max_tokens": 50, "temperature": 0.5}
 
 
 @pytest.mark.parametrize(
@@ -118,7 +118,8 @@ def test_function_declarations_become_tools() -> None:
         ChatTool(
             name="cat",
             description="the cat tool",
-            inputSchema={"type": "object", "required": ["p"]},
+            # Copilot's upstream wants `properties`, and `required` naming only those.
+            inputSchema={"type": "object", "required": [], "properties": {}},
         ),
     ]
     assert got.chat.toolMode == "auto"
@@ -140,7 +141,8 @@ def test_hosted_tools_are_left_out_and_names_stay_unique() -> None:
     [
         ({"mode": "AUTO"}, ["a", "b"], "auto"),
         ({"mode": "VALIDATED"}, ["a", "b"], "auto"),
-        ({"mode": "any"}, ["a", "b"], "required"),
+        # Copilot throws for required with several tools: auto plus an instruction.
+        ({"mode": "any"}, ["a", "b"], "auto"),
         ({"mode": "NONE"}, [], "auto"),
         ({"mode": "ANY", "allowedFunctionNames": ["b"]}, ["b"], "required"),
         ({"allowed_function_names": ["a"]}, ["a"], "auto"),
@@ -161,10 +163,19 @@ def test_generation_config_options_and_thinking() -> None:
             "topK": 40,
             "seed": 7,
             "candidateCount": 1,
+            "presencePenalty": 0.5,
+            "frequencyPenalty": 0.25,
+            "stopSequences": ["END"],
             "thinkingConfig": {"includeThoughts": True, "thinkingBudget": 8000},
         }
     )
-    assert got.chat.modelOptions == {"topP": 0.9, "reasoningEffort": "medium"}
+    # Copilot's keys only (topP has no way through: README); the effort in modelConfiguration.
+    assert got.chat.modelOptions == {
+        "presence_penalty": 0.5,
+        "frequency_penalty": 0.25,
+        "stop": ["END"],
+    }
+    assert got.chat.modelConfiguration == {"reasoningEffort": "medium"}
     assert got.include_thoughts is True
 
 
@@ -180,8 +191,9 @@ def test_generation_config_options_and_thinking() -> None:
     ],
 )
 def test_thinking_config_becomes_an_effort(thinking: dict[str, Any], effort: str | None) -> None:
-    options = plan(generationConfig={"thinkingConfig": thinking}).chat.modelOptions
-    assert options.get("reasoningEffort") == effort
+    chat = plan(generationConfig={"thinkingConfig": thinking}).chat
+    assert chat.modelConfiguration.get("reasoningEffort") == effort
+    assert "reasoningEffort" not in chat.modelOptions
 
 
 def test_stop_sequences() -> None:
@@ -201,7 +213,7 @@ def test_json_with_a_response_schema() -> None:
     )
     assert got.output_format is not None
     assert got.output_format.param == "generationConfig.responseSchema"
-    assert "responseFormat" in got.chat.modelOptions
+    assert "responseFormat" not in got.chat.modelOptions  # Copilot would drop it
     first = got.chat.messages[0].content[0]
     assert isinstance(first, TextPart) and "JSON Schema" in first.value
 

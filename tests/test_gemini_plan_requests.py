@@ -104,7 +104,8 @@ def test_a_gemini_cli_request_mid_tool_loop() -> None:
     )
     call_id = "run_shell_command-1763900000000-0.5"
     assert got.include_thoughts is True and got.stream is True
-    assert got.chat.modelOptions == {"temperature": 1, "topP": 0.95, "reasoningEffort": "high"}
+    assert got.chat.modelOptions == {"temperature": 1}
+    assert got.chat.modelConfiguration == {"reasoningEffort": "high"}
     assert [t.name for t in got.chat.tools] == ["run_shell_command", "read_file"]
     roles = [m.role for m in got.chat.messages]
     assert roles == ["user", "user", "assistant", "user"]  # consecutive user contents: one

@@ -24,7 +24,7 @@ from bridge.gemini.stream import finish_reason, generate_chunks
 
 
 def plan(**fields: Any) -> GeminiPlan:
-    options = {"maxOutputTokens": fields.pop("max_tokens")} if "max_tokens" in fields else {}
+    options = {"max_tokens": fields.pop("max_tokens")} if "max_tokens" in fields else {}
     chat = ChatRequest(
         model="sim",
         messages=[ChatMessage(role="user", content=[TextPart(value="one two three")])],

@@ -73,7 +73,7 @@ def test_line_wrapped_base64_is_accepted() -> None:
         ("http://example.com/cat.png", "cannot fetch image URLs"),
         ("data:image/svg+xml,<svg/>", "not base64"),
         ("data:image/png;base64,@@not base64@@", "not valid base64"),
-        (data_url("image/bmp", b"BM\x36\x00\x00\x00"), "not a PNG, JPEG, GIF or WebP"),
+        (data_url("image/bmp", b"BM\x36\x00\x00\x00"), "not a PNG, JPEG, GIF, WebP or BMP"),
         ("", "cannot fetch"),
     ],
 )
@@ -176,3 +176,36 @@ def test_image_in_tool_output_keeps_its_real_type() -> None:
         TextPart(value="The screen:"),
         DataPart(mimeType="image/jpeg", data=b64(JPEG)),
     ]
+
+
+# Copilot: the five formats, labelled as VS Code will send them.
+
+BMP = b"BM" + bytes(12) + (40).to_bytes(4, "little") + (2).to_bytes(4, "little") * 2 + bytes(8)
+
+
+def jpeg_of(width: int, height: int) -> bytes:
+    size = height.to_bytes(2, "big") + width.to_bytes(2, "big")
+    return b"\xff\xd8\xff\xc0\x00\x11\x08" + size + b"\x03" + bytes(12)
+
+
+def test_bmp_is_one_of_the_five_formats() -> None:
+    assert sniff_image_type(BMP) == "image/bmp"
+    assert image_part(data_url("image/png", BMP)) == DataPart(mimeType="image/bmp", data=b64(BMP))
+
+
+@pytest.mark.parametrize(
+    ("width", "height", "label"),
+    [
+        (1000, 1000, "image/png"),  # VS Code re-encodes it to PNG and keeps the old label
+        (1000, 700, "image/jpeg"),  # not over 768 on both sides: sent as it is
+        (769, 769, "image/png"),
+        (768, 2000, "image/jpeg"),
+    ],
+)
+def test_an_image_over_768_px_on_both_sides_is_labelled_png(
+    width: int, height: int, label: str
+) -> None:
+    raw = jpeg_of(width, height)
+    assert image_part(data_url("image/jpeg", raw)) == DataPart(mimeType=label, data=b64(raw))
+    inline = file_parts("big.jpg", b64(raw), None, None)
+    assert inline[1] == DataPart(mimeType=label, data=b64(raw))

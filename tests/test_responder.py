@@ -23,6 +23,7 @@ from bridge.core.backend import (
     ThinkingPart,
     ToolCallPart,
 )
+from bridge.core.copilot.required import INSTRUCTION
 from bridge.core.errors import GRANT_ACCESS_HINT, ApiError
 from bridge.core.structured_output import checked_format
 from bridge.responses.events import Event
@@ -173,17 +174,15 @@ def test_plan_response_builds_the_chat_request() -> None:
 
     chat = result.chat
     assert chat.model == "sim-echo"
-    assert [m.role for m in chat.messages] == ["user", "user"]
-    assert chat.messages[0].content == [TextPart(value="Be brief.")]
+    # Required with two tools: Copilot would throw, so auto plus an instruction first.
+    assert [m.role for m in chat.messages] == ["user", "user", "user"]
+    assert chat.messages[0].content == [TextPart(value=INSTRUCTION)]
+    assert chat.messages[1].content == [TextPart(value="Be brief.")]
     assert [t.name for t in chat.tools] == ["exec_command", "apply_patch"]
-    assert chat.toolMode == "required"
-    assert chat.modelOptions == {
-        "temperature": 0.2,
-        "topP": 0.9,
-        "maxOutputTokens": 256,
-        "reasoningEffort": "low",
-        "reasoningSummary": "auto",
-    }
+    assert chat.toolMode == "auto" and chat.toolCallRequired is True
+    # Copilot's keys only: top_p and the summary have no way through.
+    assert chat.modelOptions == {"temperature": 0.2, "max_tokens": 256}
+    assert chat.modelConfiguration == {"reasoningEffort": "low"}
     assert chat.justification
     assert result.targets["apply_patch"] == ToolTarget("custom", "apply_patch")
     assert result.reasoning_summary is True
@@ -479,7 +478,7 @@ async def test_output_at_max_output_tokens_is_incomplete(
         recorded(response_events(as_backend(backend), plan(max_output_tokens=6)), seen)
     )
 
-    assert backend.requests[0].modelOptions["maxOutputTokens"] == 6
+    assert backend.requests[0].modelOptions["max_tokens"] == 6
     assert final["status"] == status
     assert seen[-1]["type"] == f"response.{status}"
     if status == "incomplete":
@@ -491,7 +490,7 @@ async def test_output_at_max_output_tokens_is_incomplete(
 
 
 async def test_output_past_max_output_tokens_is_cut_by_the_bridge() -> None:
-    """A provider that ignores maxOutputTokens: the bridge cuts, cancels and ends incomplete."""
+    """A provider that ignores max_tokens: the bridge cuts, cancels and ends incomplete."""
     backend = ScriptedBackend(
         [
             [ThinkingPart(value="ab")],
@@ -558,17 +557,10 @@ PERSON_FORMAT = {
 }
 
 
-def test_structured_output_goes_to_the_model_as_option_and_instruction() -> None:
+def test_structured_output_goes_to_the_model_as_an_instruction() -> None:
     the_plan = plan(text=PERSON_FORMAT, instructions="Be terse.")
     chat = the_plan.chat
-    assert chat.modelOptions["responseFormat"] == {
-        "type": "json_schema",
-        "json_schema": {
-            "name": "person",
-            "schema": PERSON_FORMAT["format"]["schema"],
-            "strict": True,
-        },
-    }
+    assert chat.modelOptions == {}  # no option carries a format through Copilot
     first = chat.messages[0].content[0]
     assert isinstance(first, TextPart)
     assert "JSON Schema" in first.value and '"required":["name","age"]' in first.value
@@ -580,7 +572,7 @@ def test_structured_output_goes_to_the_model_as_option_and_instruction() -> None
 
 def test_json_object_format() -> None:
     chat = plan(text={"format": {"type": "json_object"}}).chat
-    assert chat.modelOptions["responseFormat"] == {"type": "json_object"}
+    assert chat.modelOptions == {}
     first = chat.messages[0].content[0]
     assert isinstance(first, TextPart) and "JSON object" in first.value
 

@@ -22,6 +22,7 @@ from bridge.core.backend import (
     ToolCallPart,
     ToolResultPart,
 )
+from bridge.core.structured_output import OutputFormat
 from headless_editor.script import Script
 from headless_editor.simulated_model import MODELS, SimulatedModel, placeholder_input
 from headless_editor.tokens import (
@@ -468,12 +469,12 @@ async def test_echo_model_does_not_think() -> None:
 
 async def test_reasoning_effort_none_turns_thinking_off() -> None:
     parts = await collect(
-        request(user("hi"), model="sim-reasoning", modelOptions={"reasoningEffort": "none"})
+        request(user("hi"), model="sim-reasoning", modelConfiguration={"reasoningEffort": "none"})
     )
     assert not any(isinstance(part, ThinkingPart) for part in parts)
     assert text_of(parts) == "You said: hi"
     low = await collect(
-        request(user("hi"), model="sim-reasoning", modelOptions={"reasoningEffort": "low"})
+        request(user("hi"), model="sim-reasoning", modelConfiguration={"reasoningEffort": "low"})
     )
     assert any(isinstance(part, ThinkingPart) for part in low)
 
@@ -511,15 +512,13 @@ async def test_usage_counts_tools_and_calls() -> None:
 
 
 async def test_max_output_tokens_truncates_text() -> None:
-    parts = await collect(request(user("one two three four"), modelOptions={"maxOutputTokens": 4}))
+    parts = await collect(request(user("one two three four"), modelOptions={"max_tokens": 4}))
     assert text_of(parts) == "You said: one"
     assert usage_of(parts)["completion_tokens"] == 4
 
 
 async def test_max_output_tokens_drops_a_call_that_does_not_fit() -> None:
-    parts = await collect(
-        request(user("go"), tools=[EXEC_COMMAND], modelOptions={"maxOutputTokens": 6})
-    )
+    parts = await collect(request(user("go"), tools=[EXEC_COMMAND], modelOptions={"max_tokens": 6}))
     assert text_of(parts) == "Calling exec_command."  # 6 tokens: exec_com-mand
     assert calls_of(parts) == []
     assert usage_of(parts)["completion_tokens"] == 6
@@ -527,7 +526,7 @@ async def test_max_output_tokens_drops_a_call_that_does_not_fit() -> None:
 
 async def test_max_output_tokens_counts_thinking() -> None:
     parts = await collect(
-        request(user("hi"), model="sim-reasoning", modelOptions={"maxOutputTokens": 3})
+        request(user("hi"), model="sim-reasoning", modelOptions={"max_tokens": 3})
     )
     assert [part.value for part in parts if isinstance(part, ThinkingPart)] == ["Considering"]
     assert text_of(parts) == ""
@@ -535,9 +534,9 @@ async def test_max_output_tokens_counts_thinking() -> None:
 
 
 async def test_max_output_tokens_zero_and_nonsense() -> None:
-    zero = await collect(request(user("hi"), modelOptions={"maxOutputTokens": 0}))
+    zero = await collect(request(user("hi"), modelOptions={"max_tokens": 0}))
     assert len(zero) == 1 and usage_of(zero)["completion_tokens"] == 0
-    ignored = await collect(request(user("hi"), modelOptions={"maxOutputTokens": "5"}))
+    ignored = await collect(request(user("hi"), modelOptions={"max_tokens": "5"}))
     assert text_of(ignored) == "You said: hi"
 
 
@@ -656,11 +655,16 @@ ITEM_SCHEMA: dict[str, Any] = {
 }
 
 
+def instructed(fmt: OutputFormat) -> ChatMessage:
+    """The bridge's structured-output instruction, first, as editor_chat puts it."""
+    return ChatMessage(role="user", content=[TextPart(value=fmt.instruction())])
+
+
 async def test_json_schema_format_gets_a_schema_valid_answer() -> None:
     import jsonschema
 
-    option = {"type": "json_schema", "json_schema": {"name": "item", "schema": ITEM_SCHEMA}}
-    parts = await collect(request(user("Describe it."), modelOptions={"responseFormat": option}))
+    fmt = OutputFormat("json_schema", "item", ITEM_SCHEMA)
+    parts = await collect(request(instructed(fmt), user("Describe it.")))
     answer = json.loads(text_of(parts))
     jsonschema.validate(answer, ITEM_SCHEMA)
     assert answer["kind"] == "book"
@@ -668,22 +672,22 @@ async def test_json_schema_format_gets_a_schema_valid_answer() -> None:
 
 
 async def test_json_object_format_wraps_the_answer() -> None:
-    option = {"type": "json_object"}
-    parts = await collect(request(user("Hi there"), modelOptions={"responseFormat": option}))
+    parts = await collect(request(instructed(OutputFormat("json_object")), user("Hi there")))
     assert json.loads(text_of(parts)) == {"answer": "You said: Hi there"}
 
 
 async def test_structured_format_does_not_stop_a_tool_call() -> None:
-    option = {"type": "json_object"}
     tool = ChatTool(name="lookup", inputSchema={"type": "object"})
     parts = await collect(
-        request(user("Hi"), tools=[tool], modelOptions={"responseFormat": option})
+        request(instructed(OutputFormat("json_object")), user("Hi"), tools=[tool])
     )
     assert [c.name for c in calls_of(parts)] == ["lookup"]
 
 
-async def test_unknown_response_format_is_plain_text() -> None:
-    parts = await collect(request(user("Hi"), modelOptions={"responseFormat": {"type": "x"}}))
+async def test_a_response_format_option_is_not_read() -> None:
+    # Copilot drops the option; only the instruction asks for JSON.
+    option = {"type": "json_object"}
+    parts = await collect(request(user("Hi"), modelOptions={"responseFormat": option}))
     assert text_of(parts) == "You said: Hi"
 
 
@@ -699,9 +703,9 @@ async def test_a_rule_can_ignore_max_output_tokens() -> None:
             ]
         }
     )
-    parts = await collect(request(user("long"), modelOptions={"maxOutputTokens": 2}), script)
+    parts = await collect(request(user("long"), modelOptions={"max_tokens": 2}), script)
     assert text_of(parts) == "one two three four five six"
-    plain = await collect(request(user("long"), modelOptions={"maxOutputTokens": 2}))
+    plain = await collect(request(user("long"), modelOptions={"max_tokens": 2}))
     assert len(text_of(plain).split()) <= 2
 
 

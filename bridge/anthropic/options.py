@@ -1,5 +1,6 @@
 """Messages sampling and thinking options -> the editor's model options (pure functions).
 
+`max_tokens`, `temperature` and `stop_sequences` pass on (`top_p` has no way through Copilot).
 The editor's reasoning option is an effort, as in the Responses dialect (`reasoningEffort`).
 So `output_config.effort` passes through (Anthropic's `max` is the top effort, `xhigh`), a
 thinking budget becomes low/medium/high, and disabled thinking is effort `none`. Keys that
@@ -13,7 +14,7 @@ import logging
 from typing import Any
 
 from bridge.anthropic.protocol import MessagesRequest
-from bridge.core.chat_request import model_options as editor_options
+from bridge.core.chat_request import RequestOptions
 from bridge.core.reasoning import budget_effort
 
 log = logging.getLogger(__name__)
@@ -59,12 +60,13 @@ def thinking_omitted(request: MessagesRequest) -> bool:
     )
 
 
-def model_options(request: MessagesRequest) -> dict[str, Any]:
-    return editor_options(
-        max_output_tokens=request.max_tokens,
+def model_options(request: MessagesRequest) -> RequestOptions:
+    return RequestOptions(
+        max_tokens=request.max_tokens,
         temperature=request.temperature,
-        top_p=request.top_p,
+        stop=list(request.stop_sequences or []),
         reasoning_effort=reasoning_effort(request),
+        not_passed=("top_p",) if request.top_p is not None else (),
     )
 
 

@@ -2,8 +2,8 @@
 
 Anthropic asks for JSON with `{"type": "json_schema", "schema": {...}}` in
 `output_config.format` (the older beta put the same object in a top-level `output_format`).
-The editor has no constrained decoding: the format goes to the model as the `responseFormat`
-option and as an instruction, as in the Responses dialect (bridge/core/structured_output.py).
+The editor has no constrained decoding: the format goes to the model as an instruction, as in
+the Responses dialect (bridge/core/structured_output.py).
 """
 
 from __future__ import annotations

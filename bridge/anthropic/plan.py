@@ -63,7 +63,7 @@ def plan_messages(request: MessagesRequest, model: ModelInfo) -> MessagesPlan:
             code="invalid_value",
         )
     chat = editor_chat(
-        model.id, messages, tools.tools, tools.mode, model_options(request), fmt, JUSTIFICATION
+        model, messages, tools.tools, tools.mode, model_options(request), fmt, JUSTIFICATION
     )
     return MessagesPlan(
         chat=chat,

@@ -1,10 +1,11 @@
 """Chat Completions sampling options -> the editor's model options, and what is refused.
 
-`max_completion_tokens` (or the older `max_tokens`) becomes `maxOutputTokens`; temperature and
-`top_p` pass on; `reasoning_effort` passes on as the Responses dialect passes its effort (an
-unknown one is logged and dropped, as in the Anthropic dialect). What the editor cannot give
-(several choices, log probabilities, audio) is a 400 naming the param; what has no meaning in
-the editor (seed, penalties, caching keys...) is accepted and logged by name at debug.
+`max_completion_tokens` (or the older `max_tokens`) becomes the editor's `max_tokens`;
+temperature, `stop` and the penalties pass on; `reasoning_effort` becomes the request's
+reasoning effort, as in the Responses dialect (an unknown one is logged and dropped, as in the
+Anthropic dialect); `top_p` has no way through Copilot (bridge/core/copilot/options.py). What
+the editor cannot give (several choices, log probabilities, audio) is a 400 naming the param;
+what has no meaning in the editor (seed, caching keys...) is accepted and logged by name at debug.
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ import logging
 from typing import Any
 
 from bridge.chat.protocol import CompletionRequest
-from bridge.core.chat_request import model_options as editor_options
+from bridge.chat.stop import stop_sequences
+from bridge.core.chat_request import RequestOptions
 from bridge.core.errors import unsupported_parameter
 from bridge.core.key_names import shown_keys
 
@@ -25,8 +27,6 @@ IGNORED_KEYS = (
     "user",
     "metadata",
     "store",
-    "frequency_penalty",
-    "presence_penalty",
     "logit_bias",
     "service_tier",
     "prediction",
@@ -85,12 +85,15 @@ def reasoning_effort(request: CompletionRequest) -> str | None:
     return effort
 
 
-def model_options(request: CompletionRequest) -> dict[str, Any]:
-    return editor_options(
-        max_output_tokens=max_output_tokens(request),
+def model_options(request: CompletionRequest) -> RequestOptions:
+    return RequestOptions(
+        max_tokens=max_output_tokens(request),
         temperature=request.temperature,
-        top_p=request.top_p,
+        stop=stop_sequences(request.stop),
+        frequency_penalty=request.frequency_penalty,
+        presence_penalty=request.presence_penalty,
         reasoning_effort=reasoning_effort(request),
+        not_passed=("top_p",) if request.top_p is not None else (),
     )
 
 

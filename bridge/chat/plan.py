@@ -74,7 +74,7 @@ def plan_completion(request: CompletionRequest, model: ModelInfo) -> CompletionP
             code="invalid_value",
         )
     chat = editor_chat(
-        model.id, messages, tools.tools, tools.mode, model_options(request), fmt, JUSTIFICATION
+        model, messages, tools.tools, tools.mode, model_options(request), fmt, JUSTIFICATION
     )
     stream = bool(request.stream)
     options = request.stream_options

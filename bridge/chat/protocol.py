@@ -169,6 +169,8 @@ class CompletionRequest(_Lenient):
     temperature: Annotated[float, Field(ge=0, le=2)] | None = None
     top_p: Annotated[float, Field(ge=0, le=1)] | None = None
     reasoning_effort: str | None = None
+    frequency_penalty: Annotated[float, Field(ge=-2, le=2)] | None = None
+    presence_penalty: Annotated[float, Field(ge=-2, le=2)] | None = None
     stop: str | list[str] | None = None
     tools: list[Any] | None = None
     tool_choice: str | dict[str, Any] | None = None

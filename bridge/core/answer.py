@@ -1,8 +1,11 @@
 """The editor's answer as every dialect streams it: keepalives, the output cut, usage, failures.
 
 A dialect turns parts into its own events; what happens around them is the same for all:
-- `EditorAnswer` runs the chat with keepalive ticks (None) while the model is silent and cuts
-  the output at the request's `maxOutputTokens` (the editor has no stop reason of its own);
+- `EditorAnswer` runs the chat with keepalive ticks (None) while the model is silent, cuts
+  the output at the request's `max_tokens` (the editor has no stop reason of its own), gives
+  the tool calls back their client names (bridge/core/copilot/tool_names.py) and, where the
+  request must call a tool that Copilot could only be told of in an instruction, holds the
+  answer until a call comes and asks once more when none does (bridge/core/copilot/required.py);
   the provider's own ends that are no failure end the answer normally: `Response too long.`
   (Copilot's output limit) as length-limited, a content filter once output began as
   `filtered` (each dialect's content-filter end; before any output it is a 400);
@@ -16,9 +19,18 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
+from dataclasses import replace
 from typing import TypeVar
 
-from bridge.core.backend import Backend, ChatRequest, EditorError, ResponsePart
+from bridge.core.backend import (
+    Backend,
+    ChatRequest,
+    EditorError,
+    ResponsePart,
+    TextPart,
+    ToolCallPart,
+)
+from bridge.core.copilot.required import retry_messages, tool_call_missing
 from bridge.core.editor_failures import Failure, classify_error
 from bridge.core.editor_usage import UsageCounts
 from bridge.core.errors import ApiError, from_editor, from_failure
@@ -51,8 +63,8 @@ class EditorAnswer:
         self.filtered = False  # a content filter ended the answer after it began
         self.filter_message = ""
         self._yielded = False  # something (a batch or a keepalive tick) went to the dialect
-        limit = chat.modelOptions.get("maxOutputTokens")
-        self.limit = limit if isinstance(limit, int) else None
+        limit = chat.modelOptions.get("max_tokens")
+        self.limit = limit if isinstance(limit, int) and not isinstance(limit, bool) else None
         self._limiter: OutputLimit | None = None
         if self.limit is not None:
             model = chat.model
@@ -60,23 +72,63 @@ class EditorAnswer:
 
     async def batches(self) -> AsyncGenerator[list[ResponsePart] | None, None]:
         """Closing this early cancels the editor's request."""
-        chat = with_keepalive(self.backend.chat(self.chat), self.keepalive_seconds)
+        source = self._required() if self.chat.toolCallRequired else self._named(self.chat)
         try:
-            async for parts in chat:
-                if parts is None:  # the model is silent
+            async with contextlib.aclosing(self._limited(source)) as batches:
+                async for batch in batches:
                     self._yielded = True
-                    yield None
-                    continue
-                if self._limiter is not None:
-                    parts = await self._limiter.admit(parts)
-                self._yielded = True
-                yield parts
-                if self._limiter is not None and self._limiter.reached:
-                    break  # closing the chat below cancels the editor's request
+                    yield batch
         except EditorError as exc:
             await self._ended_by(exc)  # returns when the answer just ends
+
+    async def _required(self) -> AsyncGenerator[list[ResponsePart] | None, None]:
+        """An answer that must call a tool: held until it does; asked twice at most."""
+        chat = self.chat
+        for attempt in range(2):
+            held: list[ResponsePart] = []
+            called = False
+            async with contextlib.aclosing(self._named(chat)) as batches:
+                async for batch in batches:
+                    if called or batch is None:
+                        yield batch
+                        continue
+                    held.extend(batch)
+                    if any(isinstance(part, ToolCallPart) for part in batch):
+                        called = True
+                        yield held
+            if called:
+                return
+            if attempt == 0:
+                log.info("The model answered without the tool call it must make; asking again")
+                text = "".join(p.value for p in held if isinstance(p, TextPart))
+                messages = retry_messages(self.chat.messages, text)
+                chat = self.chat.model_copy(update={"messages": messages})
+        raise tool_call_missing()
+
+    async def _named(self, chat: ChatRequest) -> AsyncGenerator[list[ResponsePart] | None, None]:
+        """The editor's batches (None: a keepalive tick), tool calls under the client's names."""
+        names = chat.clientToolNames
+        batches = with_keepalive(self.backend.chat(chat), self.keepalive_seconds)
+        try:
+            async for parts in batches:
+                if parts is not None and names:
+                    parts = [_client_named(part, names) for part in parts]
+                yield parts
         finally:
-            await chat.aclose()  # closes the editor's chat too
+            await batches.aclose()  # closes the editor's chat too
+
+    async def _limited(
+        self, batches: AsyncGenerator[list[ResponsePart] | None, None]
+    ) -> AsyncGenerator[list[ResponsePart] | None, None]:
+        """The batches up to the output limit; closing this closes `batches`."""
+        async with contextlib.aclosing(batches):
+            async for parts in batches:
+                if parts is None or self._limiter is None:
+                    yield parts
+                    continue
+                yield await self._limiter.admit(parts)
+                if self._limiter.reached:
+                    break  # closing the chat cancels the editor's request
 
     async def _ended_by(self, exc: EditorError) -> None:
         """The provider's failure: an end of the answer, or (raised) a failure."""
@@ -130,6 +182,12 @@ class EditorAnswer:
         if self.too_long or (self._limiter is not None and self._limiter.reached):
             return True
         return self.limit is not None and output_tokens >= self.limit
+
+
+def _client_named(part: ResponsePart, names: dict[str, str]) -> ResponsePart:
+    if isinstance(part, ToolCallPart) and part.name in names:
+        return replace(part, name=names[part.name])
+    return part
 
 
 async def estimate_usage(

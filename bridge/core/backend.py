@@ -120,6 +120,11 @@ class ChatRequest(_Wire):
     # `reasoningEffort` here); the editor passes it on where its API has it.
     modelConfiguration: dict[str, Any] = Field(default_factory=dict)
     justification: str | None = None
+    # The bridge's own notes on the request, never sent (bridge/core/copilot/request.py): the
+    # client's names of the tools whose editor names differ, and whether the answer must call
+    # a tool that Copilot could only be asked for in an instruction.
+    clientToolNames: dict[str, str] = Field(default_factory=dict, exclude=True)
+    toolCallRequired: bool = Field(default=False, exclude=True)
 
 
 EditorErrorCode = Literal["NotFound", "NoPermissions", "Blocked", "Unavailable", "Timeout", "Other"]

@@ -35,7 +35,7 @@ def image_tokens(width: int, height: int) -> int:
 
 
 def image_size(head: bytes) -> tuple[int, int] | None:
-    """(width, height) from the first bytes of a PNG, GIF, JPEG or WebP image, else None."""
+    """(width, height) from the first bytes of a PNG, GIF, JPEG, WebP or BMP image, else None."""
     if head.startswith(b"\x89PNG\r\n\x1a\n") and head[12:16] == b"IHDR":
         return _unpack(">II", head, 16)
     if head.startswith((b"GIF87a", b"GIF89a")):
@@ -44,7 +44,19 @@ def image_size(head: bytes) -> tuple[int, int] | None:
         return _jpeg_size(head)
     if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
         return _webp_size(head)
+    if head.startswith(b"BM"):
+        return _bmp_size(head)
     return None
+
+
+def _bmp_size(data: bytes) -> tuple[int, int] | None:
+    if data[14:18] == b"\x0c\x00\x00\x00":  # BITMAPCOREHEADER: 16-bit sizes
+        return _unpack("<HH", data, 18)
+    try:
+        width, height = struct.unpack_from("<ii", data, 18)
+    except struct.error:
+        return None
+    return abs(width), abs(height)  # a negative height: stored top-down
 
 
 def _unpack(fmt: str, data: bytes, offset: int) -> tuple[int, int] | None:

@@ -2,9 +2,11 @@
 
 The editor takes inline image data only (`DataPart` with an image MIME type) and cannot fetch
 URLs or read uploaded files. So:
-- a base64 `data:` URL whose bytes are a PNG, JPEG, GIF or WebP image becomes image data,
-  labelled with the type the bytes show (clients often declare the wrong one, and providers
-  reject a mismatch);
+- a base64 `data:` URL whose bytes are a PNG, JPEG, GIF, WebP or BMP image (the five formats
+  Copilot sends as images; it drops any other data) becomes image data, labelled with the type
+  the bytes show (clients often declare the wrong one, and providers reject a mismatch); an
+  image over 768 px on both sides is labelled PNG, because VS Code re-encodes those to PNG and
+  keeps the label (the upstream then answers "Image does not match the provided media type");
 - an `input_file` with inline data that is UTF-8 text is passed on as text, and one that is an
   image as image data;
 - everything else (remote URLs, file ids, PDFs, other formats) becomes a short text note, so
@@ -18,12 +20,15 @@ import binascii
 import re
 
 from bridge.core.backend import DataPart, MessagePart, TextPart
+from bridge.core.image_tokens import image_size
 
 _DATA_URL = re.compile(
     r"^data:(?P<mime>[\w.+-]+/[\w.+-]+)?(?P<params>(;[^;,]*)*),(?P<data>.*)$", re.S
 )
 _SHOWN_CHARS = 200  # of a URL quoted in a note
 MAX_FILE_TEXT_CHARS = 200_000  # of a text file inlined; the rest is cut with a note
+REENCODED_OVER_PX = 768  # VS Code re-encodes an image larger on both sides to PNG
+FORMATS = "PNG, JPEG, GIF, WebP or BMP"
 
 
 def sniff_image_type(data: bytes) -> str | None:
@@ -36,7 +41,30 @@ def sniff_image_type(data: bytes) -> str | None:
         return "image/gif"
     if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
         return "image/webp"
+    if data.startswith(b"BM") and len(data) >= 26 and data[14:18] in _BMP_HEADER_SIZES:
+        return "image/bmp"
     return None
+
+
+# A BMP's info header size (BITMAPCOREHEADER ... BITMAPV5HEADER): "BM" alone is too common.
+_BMP_HEADER_SIZES = {n.to_bytes(4, "little") for n in (12, 40, 52, 56, 64, 108, 124)}
+
+
+def arriving_type(data: bytes) -> str | None:
+    """The type the image will have when the model gets it (None: not one of the five).
+
+    VS Code turns an image over 768 px on both sides into PNG before Copilot sends it."""
+    mime = sniff_image_type(data)
+    if mime is None or mime == "image/png":
+        return mime
+    size = image_size(data)
+    if size is not None and min(size) > REENCODED_OVER_PX:
+        return "image/png"
+    return mime
+
+
+def _image_data(raw: bytes, mime: str) -> DataPart:
+    return DataPart(mimeType=mime, data=base64.b64encode(raw).decode("ascii"))
 
 
 def _decode(data: str) -> bytes | None:
@@ -64,14 +92,14 @@ def image_part(url: str) -> MessagePart:
     raw = _decode(match.group("data"))
     if raw is None:
         return TextPart(value="[image not included: its data is not valid base64]")
-    mime = sniff_image_type(raw)
+    mime = arriving_type(raw)
     if mime is None:
         declared = match.group("mime") or "unknown type"
         return TextPart(
-            value=f"[image not included: its bytes are not a PNG, JPEG, GIF or WebP image "
+            value=f"[image not included: its bytes are not a {FORMATS} image "
             f"(declared as {declared})]"
         )
-    return DataPart(mimeType=mime, data=base64.b64encode(raw).decode("ascii"))
+    return _image_data(raw, mime)
 
 
 def image_reference_note(file_id: str | None) -> TextPart:
@@ -92,12 +120,9 @@ def file_parts(
         raw = _decode(match.group("data") if match else file_data)
         if raw is None:
             return [TextPart(value=f"[file not included: {name} (its data is not valid base64)]")]
-        mime = sniff_image_type(raw)
+        mime = arriving_type(raw)
         if mime is not None:
-            return [
-                TextPart(value=f"[file {name}:]"),
-                DataPart(mimeType=mime, data=base64.b64encode(raw).decode("ascii")),
-            ]
+            return [TextPart(value=f"[file {name}:]"), _image_data(raw, mime)]
         text = _as_text(raw)
         if text is not None:
             if len(text) > MAX_FILE_TEXT_CHARS:

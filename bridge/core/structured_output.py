@@ -1,9 +1,8 @@
 """Structured output (`text.format` json_schema / json_object) through an editor without it.
 
 The editor's API has no constrained decoding, so the bridge does what it can:
-- the format goes to the model twice: as the model option `responseFormat` (in OpenAI's chat
-  shape, for providers that pass options through) and as an instruction message, which every
-  model reads;
+- the format goes to the model as an instruction message, which every model reads (Copilot
+  passes no response-format option to its models);
 - the final text is checked (JSON, an object, valid against the schema); a mismatch is logged
   and the answer is still returned as the model wrote it. Clients that parse (the SDKs'
   `responses.parse`) then see the problem themselves, as they would with a refusal.
@@ -55,15 +54,6 @@ class OutputFormat:
     # Where the client put the schema: a 400 about it names this field.
     param: str = field(default="text.format.schema", compare=False)
     checker: SafeSchema | None = field(default=None, compare=False, repr=False)
-
-    def model_option(self) -> dict[str, Any]:
-        """`response_format` as OpenAI's chat API spells it: what providers would understand."""
-        if self.kind == "json_object":
-            return {"type": "json_object"}
-        return {
-            "type": "json_schema",
-            "json_schema": {"name": self.name, "schema": self.schema, "strict": self.strict},
-        }
 
     def instruction(self) -> str:
         if self.kind == "json_object":

@@ -9,7 +9,7 @@ of N bytes has at most N tokens, and text shorter than the limit in bytes is nev
   anything is sent; too long -> 400 `context_length_exceeded` instead of a doomed request.
   Images are not text: each adds an estimate from its pixel size (bridge/core/image_tokens.py,
   85 to 1,600 tokens), to the free bound and to the count alike.
-- Output: `max_output_tokens` goes to the editor as the model option `maxOutputTokens`, and
+- Output: `max_output_tokens` goes to the editor as the model option `max_tokens`, and
   the bridge enforces it as parts stream, since providers may ignore the option. Text is
   counted only when the tokens counted so far plus the bytes since could pass the limit (a
   few counts per answer). The part that crosses the limit is cut at the longest prefix that

@@ -1,10 +1,11 @@
 """`generationConfig` -> the editor's model options, and what is refused or ignored.
 
-`maxOutputTokens`, `temperature` and `topP` pass on; `thinkingConfig` becomes the editor's
+`maxOutputTokens` (as the editor's `max_tokens`), `temperature`, `stopSequences` and the
+penalties pass on (`topP` has no way through Copilot); `thinkingConfig` becomes the editor's
 reasoning effort (`thinkingLevel` as it is, a `thinkingBudget` as low/medium/high as in the
 Anthropic dialect, 0 as `none`, -1 "dynamic" as the model's default). What the editor cannot
 give (several candidates, log probabilities, audio or image output, a cached context) is a 400
-naming the field; what has no meaning in the editor (`topK`, `seed`, penalties,
+naming the field; what has no meaning in the editor (`topK`, `seed`,
 `safetySettings`...) is accepted and logged by name at debug.
 """
 
@@ -13,7 +14,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from bridge.core.chat_request import model_options as editor_options
+from bridge.core.chat_request import RequestOptions
 from bridge.core.errors import unsupported_parameter
 from bridge.core.key_names import shown_keys
 from bridge.core.reasoning import budget_effort
@@ -27,8 +28,6 @@ LEVELS = {"minimal": "minimal", "low": "low", "medium": "medium", "high": "high"
 IGNORED_CONFIG = (
     "topK",
     "seed",
-    "presencePenalty",
-    "frequencyPenalty",
     "mediaResolution",
     "audioTimestamp",
     "enableEnhancedCivicAnswers",
@@ -40,6 +39,8 @@ IGNORED_BODY = ("safetySettings", "labels", "model")
 HANDLED_CONFIG = (
     "temperature",
     "topP",
+    "presencePenalty",
+    "frequencyPenalty",
     "candidateCount",
     "maxOutputTokens",
     "stopSequences",
@@ -118,15 +119,19 @@ def include_thoughts(request: GenerateContentRequest) -> bool:
     return thinking is not None and thinking.include_thoughts is True
 
 
-def model_options(request: GenerateContentRequest) -> dict[str, Any]:
+def model_options(request: GenerateContentRequest, stops: list[str]) -> RequestOptions:
+    """The sampling options, with the stop sequences already checked (stop.py)."""
     config = request.generation_config
     if config is None:
-        return {}
-    return editor_options(
-        max_output_tokens=config.max_output_tokens,
+        return RequestOptions(stop=stops)
+    return RequestOptions(
+        max_tokens=config.max_output_tokens,
         temperature=config.temperature,
-        top_p=config.top_p,
+        stop=stops,
+        frequency_penalty=config.frequency_penalty,
+        presence_penalty=config.presence_penalty,
         reasoning_effort=reasoning_effort(config),
+        not_passed=("topP",) if config.top_p is not None else (),
     )
 
 

@@ -70,11 +70,11 @@ def plan_generate(
         instruction = TextPart(value=enum_instruction(fmt.enum_values))
         messages.insert(0, ChatMessage(role="user", content=[instruction]))
     chat = editor_chat(
-        model.id,
+        model,
         messages,
         tools.tools,
         tools.mode,
-        model_options(request),
+        model_options(request, stops),
         fmt.output,
         JUSTIFICATION,
     )

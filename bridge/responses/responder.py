@@ -25,8 +25,7 @@ from bridge.core.backend import (
     ChatRequest,
     ModelInfo,
 )
-from bridge.core.chat_request import editor_chat
-from bridge.core.chat_request import model_options as editor_options
+from bridge.core.chat_request import RequestOptions, editor_chat
 from bridge.core.errors import ApiError, from_failure_code, invalid_request
 from bridge.core.models import ModelNames
 from bridge.core.models import resolve_model as resolve_model
@@ -61,17 +60,16 @@ class ResponsePlan:
     check_seconds: float = DEFAULT_CHECK_SECONDS  # the answer's structured-output check
 
 
-def _model_options(request: CreateResponseRequest) -> dict[str, Any]:
+def _model_options(request: CreateResponseRequest) -> RequestOptions:
+    """The sampling options; a reasoning summary has no way through Copilot (the model's
+    thinking, where it shows any, still becomes the summary)."""
     reasoning = request.reasoning
-    options = editor_options(
-        max_output_tokens=request.max_output_tokens,
+    return RequestOptions(
+        max_tokens=request.max_output_tokens,
         temperature=request.temperature,
-        top_p=request.top_p,
         reasoning_effort=(reasoning.effort or None) if reasoning is not None else None,
+        not_passed=("top_p",) if request.top_p is not None else (),
     )
-    if reasoning is not None and reasoning.summary:
-        options["reasoningSummary"] = reasoning.summary
-    return options
 
 
 def plan_response(request: CreateResponseRequest, model: ModelInfo) -> ResponsePlan:
@@ -84,7 +82,7 @@ def plan_response(request: CreateResponseRequest, model: ModelInfo) -> ResponseP
             "The input holds no message the model can read.", param="input", code="invalid_value"
         )
     chat = editor_chat(
-        model.id, messages, tools.tools, tools.mode, _model_options(request), fmt, JUSTIFICATION
+        model, messages, tools.tools, tools.mode, _model_options(request), fmt, JUSTIFICATION
     )
     response = new_response(request, ids.response_id(), tools.echo, tools.choice_echo)
     summary = request.reasoning is not None and request.reasoning.summary not in (None, "none")

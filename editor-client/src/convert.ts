@@ -5,6 +5,7 @@ import type {
   ChatMessage, ChatParams, ChatTool, DataPart, EditorErrorData, EditorErrorName, MessagePart, ModelInfo,
   ResponsePart, TextPart,
 } from './protocol';
+import { modelExtras } from './modelConfig';
 import { EditorErrorCodes } from './protocol';
 
 /** Thrown for a request whose params do not have the protocol's shape (answered -32602). */
@@ -24,6 +25,7 @@ export function toModelInfo(model: ChatModelLike): ModelInfo {
     family: model.family,
     version: model.version,
     maxInputTokens: Number.isFinite(model.maxInputTokens) ? model.maxInputTokens : 0,
+    ...modelExtras(model),
   };
 }
 
@@ -103,6 +105,7 @@ export function parseChatParams(v: unknown): ChatParams {
     tools: tools.map((t, i) => parseTool(t, `tools[${i}]`)),
     toolMode: v.toolMode === 'required' ? 'required' : 'auto',
     modelOptions: isObject(v.modelOptions) ? v.modelOptions : {},
+    modelConfiguration: isObject(v.modelConfiguration) ? v.modelConfiguration : {},
   };
   if (typeof v.justification === 'string') params.justification = v.justification;
   // An older server sends no window: then there is no flow control.

@@ -9,6 +9,7 @@ import {
   type LmFactory, type PartKind,
 } from './convert';
 import type { Logger } from './logging';
+import { allowedConfiguration } from './modelConfig';
 import {
   EditorErrorCodes, Methods, REQUEST_CANCELLED, type ChatAckParams, type ModelInfo, type ResponsePart,
 } from './protocol';
@@ -139,6 +140,11 @@ export class LmEndpoint implements vscode.Disposable {
         toolMode: request.toolMode === 'required' ? vscode.LanguageModelChatToolMode.Required : vscode.LanguageModelChatToolMode.Auto,
       };
       if (request.justification !== undefined) options.justification = request.justification;
+      // Copilot reads the reasoning effort from `modelConfiguration` (proposed API): passed
+      // only where the model's configuration schema lists the key.
+      const { passed, left } = allowedConfiguration(model, request.modelConfiguration);
+      if (Object.keys(passed).length > 0) Object.assign(options, { modelConfiguration: passed });
+      if (left.length > 0) this.log.debug(`${chatId}: model configuration not passed (the model does not list it): ${left.join(', ')}`);
       const response = await model.sendRequest(toLmMessages(request.messages, factory), options, source.token);
       for await (const part of response.stream) {
         const wire = toWirePart(kindOf(part), part);

@@ -36,7 +36,13 @@ export interface ModelInfo {
   family: string;
   version: string;
   maxInputTokens: number;
+  /** 0: the editor did not say. */
+  maxOutputTokens?: number;
+  /** Absent: the bridge takes the model to accept both. */
+  capabilities?: ModelCapabilities;
 }
+
+export interface ModelCapabilities { imageInput?: boolean; toolCalling?: boolean }
 
 export interface TextPart { type: 'text'; value: string }
 export interface DataPart { type: 'data'; mimeType: string; data: string /* base64 */ }
@@ -66,6 +72,8 @@ export interface ChatParams {
   tools: ChatTool[];
   toolMode: 'auto' | 'required';
   modelOptions: Record<string, unknown>;
+  /** Per-model settings Copilot reads besides modelOptions (its `reasoningEffort`). */
+  modelConfiguration: Record<string, unknown>;
   justification?: string;
   /** Flow control: parts this chat may have sent and not yet acknowledged (absent: no limit). */
   window?: number;

@@ -28,7 +28,7 @@ describe('parseChatParams', () => {
     const p = parseChatParams(chat());
     assert.deepEqual(p, {
       chatId: 'c-1', model: 'm', messages: [{ role: 'user', content: [{ type: 'text', value: 'hi' }] }],
-      tools: [], toolMode: 'auto', modelOptions: {},
+      tools: [], toolMode: 'auto', modelOptions: {}, modelConfiguration: {},
     });
   });
 
@@ -168,7 +168,9 @@ describe('toRpcError', () => {
 describe('user-facing text', () => {
   it('models keep their fields', () => {
     const m = { id: 'gpt', name: 'GPT', vendor: 'copilot', family: 'f', version: '1', maxInputTokens: 128000, extra: 1 };
-    assert.deepEqual(toModelInfo(m), { id: 'gpt', name: 'GPT', vendor: 'copilot', family: 'f', version: '1', maxInputTokens: 128000 });
+    assert.deepEqual(toModelInfo(m), {
+      id: 'gpt', name: 'GPT', vendor: 'copilot', family: 'f', version: '1', maxInputTokens: 128000, maxOutputTokens: 0,
+    });
     assert.equal(toModelInfo({ ...m, maxInputTokens: Number.NaN }).maxInputTokens, 0);
   });
 

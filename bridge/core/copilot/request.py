@@ -1,0 +1,58 @@
+"""The one step every dialect's editor request passes: a request GitHub Copilot accepts.
+
+Copilot is what users reach through `vscode.lm`, and it is stricter than the Language Model
+API's types say (docs in README's "GitHub Copilot"). Each rule has its module here:
+options.py (model options and configuration), tool_names.py (names and back), schemas.py
+(input schemas per model family), required.py (`required` with several tools) and
+messages.py (the conversation's parts).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from bridge.core.backend import ChatMessage, ChatRequest, ChatTool, ModelInfo
+from bridge.core.copilot.messages import copilot_messages
+from bridge.core.copilot.options import RequestOptions, model_configuration, model_options
+from bridge.core.copilot.required import instruction_message
+from bridge.core.copilot.schemas import Family, normalised_tool
+from bridge.core.copilot.tool_names import ToolNames
+
+
+def copilot_request(
+    model: ModelInfo,
+    messages: list[ChatMessage],
+    tools: list[ChatTool],
+    tool_mode: Literal["auto", "required"],
+    options: RequestOptions,
+    justification: str | None,
+) -> ChatRequest:
+    """The editor's request for these messages, tools and options, as Copilot takes it.
+
+    Raises ApiError 400 for what no Copilot model could answer (images to a model without
+    image input)."""
+    names = ToolNames()
+    family = Family.of(model.family or model.id)
+    editor_tools = [_tool(tool, names, family) for tool in tools]
+    required_by_instruction = tool_mode == "required" and len(editor_tools) > 1
+    shaped = copilot_messages(messages, names, model.id, model.capabilities.imageInput)
+    if required_by_instruction:
+        # First, with the other system-like text: the last message stays the client's.
+        shaped.insert(0, instruction_message())
+        tool_mode = "auto"
+    return ChatRequest(
+        model=model.id,
+        messages=shaped,
+        tools=editor_tools,
+        toolMode=tool_mode,
+        modelOptions=model_options(options),
+        modelConfiguration=model_configuration(options),
+        justification=justification,
+        clientToolNames=names.to_client,
+        toolCallRequired=required_by_instruction,
+    )
+
+
+def _tool(tool: ChatTool, names: ToolNames, family: Family) -> ChatTool:
+    description, schema = normalised_tool(tool.description, tool.inputSchema, family)
+    return ChatTool(name=names.editor(tool.name), description=description, inputSchema=schema)
