@@ -12,8 +12,8 @@ from conftest import BridgeServer, running_bridge_server
 from gemini_http import model_url
 from plain_http import Reply, post
 
-from bridge.core.backend import ChatTool
-from bridge.core.chat_request import editor_chat
+from bridge.core.backend import ChatTool, ModelInfo
+from bridge.core.chat_request import RequestOptions, editor_chat
 from bridge.core.errors import ApiError
 from bridge.core.tool_count import MAX_OFFERED_TOOLS, check_tool_count
 
@@ -36,7 +36,7 @@ def test_128_tools_pass_and_129_do_not() -> None:
 
 def test_every_dialect_builds_its_request_through_the_check() -> None:
     with pytest.raises(ApiError):
-        editor_chat("m", [], chat_tools(200), "auto", {}, None, "why")
+        editor_chat(ModelInfo(id="m"), [], chat_tools(200), "auto", RequestOptions(), None, "why")
 
 
 # Through a real serve, in each dialect

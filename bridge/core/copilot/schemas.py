@@ -144,7 +144,7 @@ def _fix_node(node: dict[str, Any], family: Family) -> None:
     required = node.get("required")
     properties = node.get("properties")
     if isinstance(required, list) and isinstance(properties, dict):
-        kept = [name for name in required if name in properties]
+        kept = [name for name in required if isinstance(name, str) and name in properties]
         if len(kept) != len(required):
             node["required"] = kept
     if family.gemini and isinstance(kind, list) and "null" in kind:
