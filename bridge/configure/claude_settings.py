@@ -15,7 +15,6 @@ JSON with a 2-space indent; Claude Code wants the values of `env` as strings.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,7 +37,7 @@ class ClaudeSettings:
     context_window: int | None
 
 
-def claude_config_dir(environ: Mapping[str, str], platform: str = sys.platform) -> Path:
+def claude_config_dir(environ: Mapping[str, str], platform: str | None = None) -> Path:
     """Where Claude Code keeps its user settings: `$CLAUDE_CONFIG_DIR` when set and not
     empty (`~` expanded), else `~/.claude`. Created on writing when missing."""
     value = environ.get("CLAUDE_CONFIG_DIR", "")

@@ -13,7 +13,6 @@ Keys the user added to `[model_providers.maestro]` (such as `supports_websockets
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,7 +37,7 @@ class CodexSettings:
     env_key: str | None  # the variable Codex reads the API key from; None: no key
 
 
-def codex_home(environ: Mapping[str, str], platform: str = sys.platform) -> Path:
+def codex_home(environ: Mapping[str, str], platform: str | None = None) -> Path:
     """Where Codex keeps its configuration, found as Codex finds it.
 
     `$CODEX_HOME` when set and not empty (Codex requires it to be an existing folder and

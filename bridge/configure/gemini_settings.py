@@ -12,7 +12,6 @@ a file is refused, unchanged.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -27,7 +26,7 @@ NOT_JSON = (
 )
 
 
-def gemini_dir(environ: Mapping[str, str], platform: str = sys.platform) -> Path:
+def gemini_dir(environ: Mapping[str, str], platform: str | None = None) -> Path:
     """`$GEMINI_CLI_HOME/.gemini` when that is set and not empty, else `~/.gemini`."""
     home = environ.get("GEMINI_CLI_HOME", "")
     base = Path(home).expanduser().absolute() if home else user_home(environ, platform)

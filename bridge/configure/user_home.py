@@ -13,8 +13,8 @@ from collections.abc import Mapping
 from pathlib import Path
 
 
-def user_home(environ: Mapping[str, str], platform: str = sys.platform) -> Path:
-    if platform == "win32":
+def user_home(environ: Mapping[str, str], platform: str | None = None) -> Path:
+    if (platform or sys.platform) == "win32":  # read when called: tests force Windows
         value = environ.get("USERPROFILE", "")
         drive, path = environ.get("HOMEDRIVE", ""), environ.get("HOMEPATH", "")
         if not value and drive and path:
