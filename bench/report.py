@@ -21,10 +21,12 @@ def machine() -> str:
                 break
     except OSError:
         pass
-    load1 = os.getloadavg()[0]
+    load = "n/a"  # Windows has none
+    if sys.platform != "win32":
+        load = f"{os.getloadavg()[0]:.2f}"
     return (
         f"{os.cpu_count()} cores ({model}), Python {platform.python_version()}, "
-        f"{platform.system()} {platform.release()}, load average {load1:.2f}"
+        f"{platform.system()} {platform.release()}, load average {load}"
     )
 
 

@@ -19,8 +19,11 @@ from headless_editor.spawn import python_module_command
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 START_TIMEOUT = 60.0
-_TICKS = os.sysconf("SC_CLK_TCK")
-_PAGE = os.sysconf("SC_PAGE_SIZE")
+if sys.platform == "win32":  # no /proc there: cpu_seconds and rss_bytes read 0
+    _TICKS = _PAGE = 1
+else:
+    _TICKS = os.sysconf("SC_CLK_TCK")
+    _PAGE = os.sysconf("SC_PAGE_SIZE")
 
 COMMANDS = {
     # `bench` is no installed package: it runs from this checkout (cwd=REPO_ROOT below).

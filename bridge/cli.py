@@ -9,7 +9,6 @@ import asyncio
 import contextlib
 import gc
 import os
-import signal
 import sys
 from typing import Any
 
@@ -320,6 +319,7 @@ Press Ctrl-C to stop."""
 
 
 async def _run_headless(options: dict[str, Any], script: Any) -> int:
+    from bridge.stop_signals import install_stop_handlers
     from headless_editor.spawn import spawn_language_server
 
     # The language server first: its imports then overlap with the editor's (start-up time).
@@ -328,10 +328,9 @@ async def _run_headless(options: dict[str, Any], script: Any) -> int:
 
     editor = HeadlessEditor(script=script)
     # Handlers first: a SIGTERM right after the "Listening" line must still stop cleanly.
+    # Each platform's own ways (Ctrl-C, Ctrl-Break, SIGTERM, stdin closed): bridge/stop_signals.py.
     stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, stop.set)
+    install_stop_handlers(stop.set)
     try:
         url = await editor.start(options, process=process)
     except (EditorStartError, asyncio.TimeoutError, OSError) as exc:

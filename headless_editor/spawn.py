@@ -11,6 +11,8 @@ import asyncio
 import os
 import sys
 
+from headless_editor.process_group import own_group
+
 # `python -m MODULE` puts the working folder first on sys.path, so a user's folder holding a
 # `bridge/`, `lsp/` or `headless_editor/` of its own would be imported instead of this package.
 # `python -c` puts '' (the same folder) there instead, which this code removes before it runs
@@ -39,5 +41,5 @@ async def spawn_language_server(command: list[str] | None = None) -> asyncio.sub
         stdout=asyncio.subprocess.PIPE,
         env={**os.environ, "PYTHONUNBUFFERED": "1"},
         # Its own process group: a terminal's Ctrl-C reaches only us, and we stop it politely.
-        start_new_session=True,
+        **own_group(),
     )

@@ -2,7 +2,8 @@
 
 pygls's `start_io` reads stdin through a thread pool one line at a time; an asyncio pipe reader
 is an order of magnitude faster (pygls-notes.md), and owning the loop lets the HTTP endpoint
-share it.
+share it. Where asyncio cannot take the editor's pipes (Windows), lsp/stdio_transport.py reads
+and writes them through threads of our own.
 """
 
 from __future__ import annotations
@@ -12,15 +13,10 @@ import contextlib
 import logging
 import os
 import sys
-from collections.abc import Callable
-
-try:
-    import fcntl
-except ImportError:  # Windows: no pipe sizes to set
-    fcntl = None  # type: ignore[assignment]
 
 from bridge.log_redaction import redact_logs
 from lsp import rpc
+from lsp.stdio_transport import open_stdio, widen_pipe
 
 log = logging.getLogger(__name__)
 
@@ -48,51 +44,25 @@ def configure_logging() -> None:
     logging.getLogger("aiohttp.access").setLevel(logging.WARNING)
 
 
-class _EditorPipe(asyncio.Protocol):
-    """Our stdout: when the editor stops reading it (it crashed or closed the pipe), every
-    open stream fails at once and new requests get 503, instead of waiting for timeouts."""
-
-    def __init__(self, on_lost: Callable[[], None]) -> None:
-        self._on_lost = on_lost
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        self._on_lost()
-
-
-PIPE_BYTES = 1 << 20
-
-
-def _widen_pipe(fd: int) -> None:
-    """A long conversation is half a megabyte per chat request: through Linux's default 64 KiB
-    pipe, that is one write and one event-loop turn per 64 KiB on each side. 1 MiB is what an
-    unprivileged process may ask (fs.pipe-max-size); elsewhere, or not a pipe: left as it is."""
-    set_size = getattr(fcntl, "F_SETPIPE_SZ", None) if fcntl is not None else None
-    if set_size is not None:
-        with contextlib.suppress(OSError):
-            fcntl.fcntl(fd, set_size, PIPE_BYTES)
-
-
 async def serve_stdio() -> None:
     # Imported here: `maestro-bridge serve` imports this module for `configure_logging` only,
     # and must not pay for aiohttp and the server it does not run (start-up time, memory).
     from lsp.server import create_server
 
-    loop = asyncio.get_running_loop()
     server = create_server()
-    _widen_pipe(sys.stdout.fileno())
-    reader = asyncio.StreamReader(limit=1 << 20)
-    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin.buffer)
-    transport, _ = await loop.connect_write_pipe(
-        lambda: _EditorPipe(server.backend.editor_gone), sys.stdout.buffer
-    )
-    server.protocol.set_writer(rpc.PipeWriter(transport))
+    widen_pipe(sys.stdout.fileno())
+    stdio = await open_stdio(server.backend.editor_gone)
+    server.protocol.set_writer(stdio.writer)
     fast = {rpc.CHAT_PARTS: server.backend.on_chat_parts}
     try:
-        await rpc.read_messages(reader, server.protocol, fast, server.backend.on_chat_parts_json)
+        await rpc.read_messages(
+            stdio.reader, server.protocol, fast, server.backend.on_chat_parts_json
+        )
     finally:
         # The editor is gone (or said exit): nobody may keep holding the port.
         server.backend.editor_gone()
         await server.stop_http()
+        await stdio.flush()
 
 
 def run_stdio() -> int:

@@ -17,7 +17,7 @@ import json
 import logging
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future
-from typing import Any
+from typing import Any, Protocol
 
 import attrs
 
@@ -205,6 +205,12 @@ class PipeWriter:
         self.transport.close()
 
 
+class ByteReader(Protocol):
+    """asyncio's StreamReader, or lsp/stdio_transport.py's threaded reader."""
+
+    async def read(self, n: int = -1) -> bytes: ...
+
+
 FastHandlers = Mapping[str, Callable[[Any], None]]
 # Sees a message's raw JSON before it is parsed; True if it handled the message.
 RawHandler = Callable[[bytes], bool]
@@ -217,7 +223,7 @@ _PLAIN_HEADER = b"Content-Length: "
 
 
 async def read_messages(
-    reader: asyncio.StreamReader,
+    reader: ByteReader,
     protocol: Any,
     fast: FastHandlers | None = None,
     raw: RawHandler | None = None,

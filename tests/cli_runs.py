@@ -15,12 +15,15 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
-from processes import kill_tree
+from processes import HAS_PROC, kill_tree
+
+from headless_editor.process_group import own_group
 
 
 @dataclass(frozen=True)
@@ -133,7 +136,7 @@ def run_cli(
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        start_new_session=True,  # its own process group, so stragglers can be found
+        **own_group(),  # its own process group, so stragglers can be found
     )
     timed_out = False
     try:
@@ -172,7 +175,14 @@ def process_group_members(pgid: int) -> list[int]:
 def kill_process_group(pgid: int) -> None:
     """SIGKILL what is left of the client's session (background commands it left behind).
     Read from /proc rather than killpg, which would hit the group even if it were someone
-    else's by now: only members of a session led by that id are killed."""
+    else's by now: only members of a session led by that id are killed. Without /proc
+    (macOS), killpg; Windows' groups are no sessions: `taskkill /T` ended the tree already."""
+    if sys.platform == "win32":
+        return
+    if not HAS_PROC:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(pgid, signal.SIGKILL)
+        return
     for pid in process_group_members(pgid):
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)

@@ -20,7 +20,6 @@ import json
 import os
 import queue
 import re
-import signal
 import subprocess
 import sys
 import tempfile
@@ -43,6 +42,8 @@ from processes import (
     kill_tree,
     leaked_bridge_processes,
 )
+
+from headless_editor.process_group import own_group, polite_stop_signal
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 STARTUP_TIMEOUT = 30.0
@@ -131,6 +132,7 @@ def start_bridge_server(
         stderr=stderr_file,
         text=True,
         env={**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})},
+        **own_group(),  # on Windows, what lets CTRL_BREAK_EVENT reach it alone
     )
     stderr_file.close()  # the child holds its own descriptor
     try:
@@ -178,12 +180,13 @@ def _wait_listening(
 
 
 def stop_bridge_server(server: BridgeServer) -> None:
-    """SIGTERM; the server must exit 0 within 10 s and leave no `lsp` process behind."""
+    """SIGTERM (Windows: CTRL_BREAK_EVENT); the server must exit 0 within 10 s and leave no
+    `lsp` process behind."""
     server.release()
     process = server.process
     already = code = process.poll()
     if already is None:
-        process.send_signal(signal.SIGTERM)
+        process.send_signal(polite_stop_signal())
         try:
             code = process.wait(timeout=STOP_TIMEOUT)
         except subprocess.TimeoutExpired:

@@ -5,6 +5,10 @@ environment: conftest puts it into `os.environ` before any test runs, and childr
 (their children too). /proc/PID/environ keeps it even after a parent died and its children
 were handed to init, so the session-end check finds what this session left behind by it, and
 never touches a bridge that runs outside the tests (a developer's own, another session's).
+
+Linux reads /proc; macOS asks `ps` for the process table and command lines (no environments:
+there the leak check knows only what is still under this process); Windows asks PowerShell
+for them and ends trees with `taskkill /T /F`.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ import contextlib
 import os
 import signal
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,8 +26,14 @@ from typing import Any
 SESSION_ENV = "MAESTRO_TEST_SESSION"
 
 
+HAS_PROC = Path("/proc/self/task").is_dir()  # Linux
+
+
 def child_pids(pid: int) -> list[int]:
-    """The direct children of `pid`, from /proc (every thread's `children` file)."""
+    """The direct children of `pid`, from /proc (every thread's `children` file), else from
+    the process table."""
+    if not HAS_PROC:
+        return [child for child, parent in process_table() if parent == pid]
     children: list[int] = []
     for path in Path(f"/proc/{pid}/task").glob("*/children"):
         try:
@@ -30,6 +41,29 @@ def child_pids(pid: int) -> list[int]:
         except (OSError, ValueError):
             continue
     return children
+
+
+_WINDOWS_TABLE = (
+    'Get-CimInstance Win32_Process | ForEach-Object { "$($_.ProcessId) $($_.ParentProcessId)" }'
+)
+
+
+def process_table(platform: str = sys.platform) -> list[tuple[int, int]]:
+    """(pid, parent pid) of every process, from `ps` (macOS, BSD, Linux) or PowerShell."""
+    if platform == "win32":
+        command = ["powershell", "-NoProfile", "-Command", _WINDOWS_TABLE]
+    else:
+        command = ["ps", "-A", "-o", "pid=,ppid="]
+    try:
+        listing = subprocess.run(command, capture_output=True, text=True, timeout=30).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return []
+    table: list[tuple[int, int]] = []
+    for line in listing.splitlines():
+        fields = line.split()
+        if len(fields) == 2 and fields[0].isdigit() and fields[1].isdigit():
+            table.append((int(fields[0]), int(fields[1])))
+    return table
 
 
 def descendants(pid: int) -> list[int]:
@@ -44,11 +78,27 @@ def descendants(pid: int) -> list[int]:
 
 
 def cmdline(pid: int) -> list[str]:
+    if not HAS_PROC:
+        return _listed_cmdline(pid)
     try:
         raw = Path(f"/proc/{pid}/cmdline").read_bytes()
     except OSError:
         return []
     return [arg.decode(errors="replace") for arg in raw.split(b"\0") if arg]
+
+
+def _listed_cmdline(pid: int, platform: str = sys.platform) -> list[str]:
+    """The command line as `ps` or PowerShell shows it: split at spaces (enough to tell a
+    bridge's `lsp` from anything else)."""
+    if platform == "win32":
+        query = f"(Get-CimInstance Win32_Process -Filter 'ProcessId={pid}').CommandLine"
+        command = ["powershell", "-NoProfile", "-Command", query]
+    else:
+        command = ["ps", "-o", "command=", "-p", str(pid)]
+    try:
+        return subprocess.run(command, capture_output=True, text=True, timeout=30).stdout.split()
+    except (OSError, subprocess.TimeoutExpired):
+        return []
 
 
 def environ(pid: int) -> dict[str, str]:
@@ -63,6 +113,8 @@ def environ(pid: int) -> dict[str, str]:
 
 def is_running(pid: int) -> bool:
     """True while `pid` exists and is not a zombie (an exited process nobody reaped yet)."""
+    if not HAS_PROC:
+        return any(listed == pid for listed, _ in process_table()) and not _is_zombie(pid)
     try:
         stat = Path(f"/proc/{pid}/stat").read_text()
     except OSError:
@@ -89,9 +141,25 @@ def describe(pid: int) -> str:
     return f"pid {pid}: {' '.join(shown)}"
 
 
+def _is_zombie(pid: int) -> bool:
+    if sys.platform == "win32":  # Windows has no zombies: an ended process leaves the table
+        return False
+    try:
+        state = subprocess.run(
+            ["ps", "-o", "stat=", "-p", str(pid)], capture_output=True, text=True, timeout=30
+        ).stdout.strip()
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return state.startswith("Z")
+
+
 def kill_tree(pid: int) -> None:
-    """SIGKILL `pid` and every process under it. Each is stopped (SIGSTOP) before its children
-    are listed, so none can start another one or slip away to init in between."""
+    """Kill `pid` and every process under it. On POSIX, each is stopped (SIGSTOP) before its
+    children are listed, so none can start another one or slip away to init in between;
+    Windows' `taskkill /T` walks the tree itself."""
+    if sys.platform == "win32":
+        subprocess.run(["taskkill", "/T", "/F", "/PID", str(pid)], capture_output=True, check=False)
+        return
     stopped: list[int] = []
     stack = [pid]
     while stack:
@@ -105,6 +173,29 @@ def kill_tree(pid: int) -> None:
     for current in stopped:
         with contextlib.suppress(ProcessLookupError):
             os.kill(current, signal.SIGKILL)
+
+
+@contextlib.contextmanager
+def paused(pid: int) -> Iterator[None]:
+    """`pid` runs no code during the `with` block (an editor that hangs): SIGSTOP and SIGCONT,
+    or on Windows the kernel's NtSuspendProcess and NtResumeProcess."""
+    if sys.platform == "win32":
+        import ctypes
+
+        process_suspend_resume = 0x0800
+        handle = ctypes.windll.kernel32.OpenProcess(process_suspend_resume, False, pid)
+        ctypes.windll.ntdll.NtSuspendProcess(handle)
+        try:
+            yield
+        finally:
+            ctypes.windll.ntdll.NtResumeProcess(handle)
+            ctypes.windll.kernel32.CloseHandle(handle)
+        return
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        yield
+    finally:
+        os.kill(pid, signal.SIGCONT)
 
 
 @contextlib.contextmanager
@@ -142,6 +233,8 @@ def session_bridge_processes(session: str) -> list[int]:
     marked with its id, or still under this process (in case a test dropped the marker)."""
     mine = set(descendants(os.getpid()))
     found: list[int] = []
+    if not HAS_PROC:  # no environments to read: what is still under this process
+        return sorted(pid for pid in mine if is_bridge_command(cmdline(pid)))
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue

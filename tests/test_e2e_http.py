@@ -563,6 +563,8 @@ LONG_SCRIPT = {"rules": [{"match": "go long", "reply": [{"type": "text", "text":
 
 def _cpu_seconds(pid: int) -> float:
     """User + system CPU time of a process, from /proc/<pid>/stat."""
+    if sys.platform == "win32":
+        raise NotImplementedError("reads /proc")
     fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 

@@ -42,7 +42,7 @@ def test_language_server_exits_when_its_editor_is_killed(
     server = bridge_server_factory()
     server.release()  # this test kills it itself
     port = _port(server.base_url)
-    server.process.send_signal(signal.SIGKILL)
+    server.process.kill()  # SIGKILL; TerminateProcess on Windows
     server.process.wait(timeout=STOP_TIMEOUT)
     deadline = time.monotonic() + 3.0
     while any(is_running(pid) for pid in server.lsp_pids) and time.monotonic() < deadline:

@@ -14,8 +14,6 @@ import asyncio
 import gzip
 import http.client
 import json
-import os
-import signal
 import socket
 import time
 import zlib
@@ -32,6 +30,7 @@ from conftest import BridgeServer, StartServer, is_running, running_bridge_serve
 from fixture_files import OPENAPI_SPEC
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from processes import paused
 from schemathesis.generation import GenerationMode
 from spec_validation import parse_sse, validate_stream
 
@@ -361,11 +360,8 @@ async def test_editor_stopped_mid_stream_fails_it_and_recovers(
                 "before the stop after the stop"
             )
         resp, seen = await open_until_first_delta(session, url)
-        os.kill(server.process.pid, signal.SIGSTOP)
-        try:
+        with paused(server.process.pid):
             rest = await asyncio.wait_for(resp.read(), BOUND_SECONDS)
-        finally:
-            os.kill(server.process.pid, signal.SIGCONT)
         resp.release()
         check_failed_stream(parse_sse((seen + rest).decode()), "editor_timeout")
         # The editor, running again, sends the rest of the cancelled answer: it goes nowhere,
@@ -388,7 +384,7 @@ async def test_editor_killed_mid_stream_fails_it(bridge_server_factory: StartSer
     (lsp_pid,) = server.lsp_pids
     async with aiohttp.ClientSession() as session:
         resp, seen = await open_until_first_delta(session, server.base_url)
-        os.kill(server.process.pid, signal.SIGKILL)
+        server.process.kill()
         rest = await asyncio.wait_for(resp.read(), BOUND_SECONDS)
         resp.release()
     check_failed_stream(parse_sse((seen + rest).decode()), "editor_unavailable")

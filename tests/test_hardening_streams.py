@@ -14,8 +14,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import os
-import signal
 import socket
 import time
 from collections.abc import Iterator
@@ -24,6 +22,7 @@ from urllib.parse import urlsplit
 
 import aiohttp
 from conftest import StartServer
+from processes import paused
 
 from headless_editor.editor import HeadlessEditor
 from lsp import rpc
@@ -230,16 +229,13 @@ async def test_a_slow_count_is_a_timeout_not_an_absent_editor(
     async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=BOUND)) as session:
         async with session.get(f"{server.base_url}/models") as resp:
             assert resp.status == 200  # the model list is cached from now on
-        os.kill(server.process.pid, signal.SIGSTOP)  # `serve` is the editor: it answers nothing
-        try:
+        with paused(server.process.pid):  # `serve` is the editor: it answers nothing
             async with session.post(
                 f"{server.base_url}/responses/input_tokens", json={"input": "count me"}
             ) as resp:
                 body = await resp.json()
             async with session.get(f"{server.root_url}/health") as health:
                 assert health.status == 200  # the language server itself stayed responsive
-        finally:
-            os.kill(server.process.pid, signal.SIGCONT)
         assert resp.status == 504, body
         assert body["error"]["code"] == "editor_timeout"
         async with session.post(

@@ -24,7 +24,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from processes import cmdline, is_lsp_command, is_running
+from processes import cmdline, is_lsp_command, is_running, kill_tree
 from vscode_session import FIRST_WINDOW, Tools, VSCodeHost, Window, tail
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -251,6 +251,10 @@ def _ready_state(host: VSCodeHost) -> dict[str, Any] | None:
 def _terminate(proc: subprocess.Popen[bytes] | None) -> None:
     if proc is None or proc.poll() is not None:
         return
+    if sys.platform == "win32":  # no sessions to signal: the tree, at once
+        kill_tree(proc.pid)
+        proc.wait()
+        return
     os.killpg(proc.pid, signal.SIGTERM)  # its own session: code-server and what it started
     try:
         proc.wait(STOP_TIMEOUT)
@@ -271,5 +275,5 @@ def stop_host(host: VSCodeHost) -> list[int]:
     # Checked by command line too: a pid seen long ago may belong to another process by now.
     left = [p for p in lsp if is_running(p) and is_lsp_command(cmdline(p))]
     for pid in left:
-        os.kill(pid, signal.SIGKILL)
+        kill_tree(pid)
     return left

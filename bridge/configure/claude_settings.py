@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bridge.configure.config_file import Change, ConfigError, json_object, json_text
+from bridge.configure.user_home import user_home
 
 AUTH_TOKEN_KEY = "ANTHROPIC_AUTH_TOKEN"
 # Sent when the bridge wants no key: Claude Code needs some credential to start without a
@@ -36,13 +37,13 @@ class ClaudeSettings:
     context_window: int | None
 
 
-def claude_config_dir(environ: Mapping[str, str]) -> Path:
+def claude_config_dir(environ: Mapping[str, str], platform: str | None = None) -> Path:
     """Where Claude Code keeps its user settings: `$CLAUDE_CONFIG_DIR` when set and not
     empty (`~` expanded), else `~/.claude`. Created on writing when missing."""
     value = environ.get("CLAUDE_CONFIG_DIR", "")
     if value:
         return Path(value).expanduser().absolute()
-    return Path.home() / ".claude"
+    return user_home(environ, platform) / ".claude"
 
 
 def env_values(settings: ClaudeSettings) -> dict[str, str | None]:

@@ -22,6 +22,7 @@ import tomlkit
 from tomlkit.exceptions import TOMLKitError
 
 from bridge.configure.config_file import Change, ConfigError
+from bridge.configure.user_home import user_home
 
 PROVIDER_ID = "maestro"
 PROVIDER_NAME = "Maestro Bridge"
@@ -36,7 +37,7 @@ class CodexSettings:
     env_key: str | None  # the variable Codex reads the API key from; None: no key
 
 
-def codex_home(environ: Mapping[str, str]) -> Path:
+def codex_home(environ: Mapping[str, str], platform: str | None = None) -> Path:
     """Where Codex keeps its configuration, found as Codex finds it.
 
     `$CODEX_HOME` when set and not empty (Codex requires it to be an existing folder and
@@ -51,7 +52,7 @@ def codex_home(environ: Mapping[str, str]) -> Path:
                 "to be one): create it, or unset CODEX_HOME to use ~/.codex."
             )
         return home.resolve()
-    return Path.home() / ".codex"
+    return user_home(environ, platform) / ".codex"
 
 
 def merge(text: str, settings: CodexSettings) -> tuple[str, list[Change]]:

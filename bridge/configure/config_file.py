@@ -68,6 +68,7 @@ def write_config(path: Path, text: str, now: datetime) -> Path | None:
         target.parent.mkdir(parents=True, exist_ok=True)
         backup = None
         if target.exists():
+            text = in_line_endings_of(target.read_bytes(), text)
             backup = _free_backup_path(target, now)
             shutil.copy2(target, backup)
         temporary = target.with_name(f".{target.name}.tmp-{os.getpid()}")
@@ -85,6 +86,14 @@ def write_config(path: Path, text: str, now: datetime) -> Path | None:
     except OSError as exc:
         raise ConfigError(f"cannot write it ({exc})") from None
     return backup
+
+
+def in_line_endings_of(old: bytes, text: str) -> str:
+    """`text` (read with Python's universal newlines: every line ends in \\n) with the line
+    endings of the file it replaces: a file a Windows editor saved with CRLF keeps them."""
+    if b"\r\n" in old and old.count(b"\r\n") * 2 >= old.count(b"\n"):
+        return text.replace("\r\n", "\n").replace("\n", "\r\n")
+    return text
 
 
 def _free_backup_path(target: Path, now: datetime) -> Path:

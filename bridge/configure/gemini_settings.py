@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from bridge.configure.config_file import Change, ConfigError, json_object, json_text
+from bridge.configure.user_home import user_home
 
 AUTH_TYPE = "gemini-api-key"
 AUTH_KEY_PATH = ("security", "auth", "selectedType")
@@ -25,10 +26,11 @@ NOT_JSON = (
 )
 
 
-def gemini_dir(environ: Mapping[str, str]) -> Path:
+def gemini_dir(environ: Mapping[str, str], platform: str | None = None) -> Path:
     """`$GEMINI_CLI_HOME/.gemini` when that is set and not empty, else `~/.gemini`."""
     home = environ.get("GEMINI_CLI_HOME", "")
-    return (Path(home).expanduser().absolute() if home else Path.home()) / ".gemini"
+    base = Path(home).expanduser().absolute() if home else user_home(environ, platform)
+    return base / ".gemini"
 
 
 def merge_settings(text: str) -> tuple[str, list[Change]]:

@@ -26,6 +26,7 @@ import errno
 import http
 import json
 import logging
+import sys
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -76,10 +77,10 @@ class BurstLog:
 def raise_descriptor_limit(wanted: int) -> int | None:
     """Raises the soft RLIMIT_NOFILE to `wanted` as far as the hard limit allows; returns the
     soft limit now (None: unlimited, or a platform without it)."""
-    try:
-        import resource
-    except ImportError:  # pragma: no cover - Windows
+    if sys.platform == "win32":  # no descriptor limit to raise (nor a `resource` module)
         return None
+    import resource
+
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if soft != resource.RLIM_INFINITY and soft < wanted:
         target = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)

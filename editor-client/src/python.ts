@@ -6,6 +6,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { Logger } from './logging';
+import { fallbackPythons, venvPython } from './pythonCandidates';
 
 const CHECK_TIMEOUT_MS = 30_000;
 
@@ -36,9 +37,6 @@ export function privateVenvDir(storage: vscode.Uri): string {
   return path.join(storage.fsPath, 'venv');
 }
 
-function venvPython(dir: string): string {
-  return process.platform === 'win32' ? path.join(dir, 'Scripts', 'python.exe') : path.join(dir, 'bin', 'python');
-}
 
 /**
  * The folder Python runs in: our own storage. `python -m` puts the working folder first on
@@ -65,13 +63,14 @@ export type Interpreter =
 
 /**
  * The first that has maestro-bridge of: the setting when given, else the Python extension's
- * interpreter; then the private environment (once installed there, it is used); `python3`.
+ * interpreter; then the private environment (once installed there, it is used); then the
+ * platform's usual commands (pythonCandidates.ts: `py`, `python`, `python3` on Windows).
  */
 export async function findInterpreter(setting: string, storage: vscode.Uri, log: Logger): Promise<Interpreter> {
   const cwd = neutralCwd(storage);
   const candidates = setting
     ? [setting, venvPython(privateVenvDir(storage))]
-    : [await pythonExtensionInterpreter(log), venvPython(privateVenvDir(storage)), 'python3'];
+    : [await pythonExtensionInterpreter(log), venvPython(privateVenvDir(storage)), ...fallbackPythons()];
   const tried: string[] = [];
   for (const python of candidates) {
     if (!python || tried.includes(python)) continue;
@@ -80,7 +79,8 @@ export async function findInterpreter(setting: string, storage: vscode.Uri, log:
     log.debug(`${python}: ${version ?? 'no maestro-bridge'}`);
     if (version) return { found: true, python, version };
   }
-  return { found: false, python: setting || tried.find((p) => !p.startsWith(storage.fsPath)) || 'python3' };
+  const base = setting || tried.find((p) => !p.startsWith(storage.fsPath)) || (fallbackPythons()[0] ?? 'python3');
+  return { found: false, python: base };
 }
 
 function run(command: string, args: string[], cwd: string, log: Logger): Promise<void> {
