@@ -94,8 +94,12 @@ class EditorBackend:
         for stream in self._streams.values():
             stream.end()
         # Requests in flight (models, token counts) will never be answered either.
+        # pygls files the editor's own requests being answered (tasks) in the same table:
+        # those are ours to run, not futures to fail (a Task refuses set_exception).
         for msg_id, future in list(self._protocol._request_futures.items()):
-            if not str(msg_id).startswith("chat-") and not future.done():
+            if isinstance(future, asyncio.Task) or str(msg_id).startswith("chat-"):
+                continue
+            if not future.done():
                 future.set_exception(EditorError("Unavailable", "The editor disconnected."))
 
     def pending(self) -> dict[str, int]:

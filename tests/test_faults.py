@@ -21,11 +21,12 @@ from conftest import REPO_ROOT, StartServer, is_running
 from processes import run
 from spec_validation import parse_sse, validate_stream
 
-from bridge.core.backend import ChatRequest, ModelInfo, ResponsePart, TextPart
+from bridge.core.backend import ChatRequest, EditorError, ModelInfo, ResponsePart, TextPart
 from headless_editor.editor import HeadlessEditor
 from headless_editor.script import Script
 from headless_editor.simulated_model import SimulatedModel
 from lsp import rpc
+from lsp.editor_backend import EditorBackend
 
 EXIT_BOUND = 1.0  # the issue's bound: the language server is gone within a second
 CANCEL_BOUND = 0.1  # the issue's bound for `$/cancelRequest` to reach the editor (median)
@@ -377,3 +378,22 @@ def _rss_bytes(pid: int) -> int:
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) * 1024
     raise AssertionError("no VmRSS")
+
+
+async def test_editor_gone_fails_our_requests_and_leaves_its_own_running() -> None:
+    """pygls keeps the editor's requests being answered (tasks) in the table of our pending
+    requests; losing the editor fails ours and must not try to fail those (a Task refuses
+    set_exception, which crashed the server when the editor left mid-request)."""
+
+    theirs = asyncio.ensure_future(asyncio.sleep(3600))
+    ours: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+
+    class Protocol:
+        def __init__(self) -> None:
+            self._request_futures: dict[str, Any] = {"7": theirs, "models-1": ours}
+
+    backend = EditorBackend(Protocol())
+    backend.editor_gone()
+    assert isinstance(ours.exception(), EditorError)
+    assert not theirs.done()
+    theirs.cancel()
