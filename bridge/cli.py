@@ -180,6 +180,13 @@ def _add_connection_options(serve: argparse.ArgumentParser) -> None:
         help="a request body must arrive within this long, else 408 (default 30)",
     )
     serve.add_argument(
+        "--max-concurrent-body-bytes",
+        type=int,
+        metavar="N",
+        help="request body bytes held at once across requests, reserved before a body is "
+        "read; more get 429 (default 64 MiB, never below the largest body)",
+    )
+    serve.add_argument(
         "--header-timeout",
         type=_positive_seconds,
         metavar="SECONDS",
@@ -209,6 +216,7 @@ def _security_options(args: argparse.Namespace) -> dict[str, Any]:
             ("writeTimeoutSeconds", args.write_timeout),
             ("itemCacheBytes", args.item_cache_bytes),
             ("bodyTimeoutSeconds", args.body_timeout),
+            ("maxConcurrentBodyBytes", args.max_concurrent_body_bytes),
             ("headerTimeoutSeconds", args.header_timeout),
             ("keepAliveTimeoutSeconds", args.keep_alive_timeout),
             ("maxConnections", args.max_connections),
