@@ -72,6 +72,10 @@ def read_body_first(limits: Limits) -> Middleware:
             except (web.HTTPException, ApiError):
                 raise
             except Exception:
+                if request.transport is None or request.transport.is_closing():
+                    # The client went away mid-body (its handler is being cancelled): there
+                    # is nobody to answer, and nothing unexpected to log.
+                    raise asyncio.CancelledError from None
                 # A body that cannot be decoded (a bad Content-Encoding): the rest of the
                 # stream cannot be framed either, so the connection must not be reused.
                 return await _answer_and_close(request, undecodable_body_error())
