@@ -54,9 +54,12 @@ from bridge.settings import BridgeSettings
 
 log = logging.getLogger(__name__)
 
-OPEN_SOCKETS: web.AppKey[weakref.WeakSet[web.WebSocketResponse]] = web.AppKey(
+OPEN_SOCKETS: web.AppKey[weakref.WeakSet[ResponsesSocket]] = web.AppKey(
     "open_websockets", weakref.WeakSet
 )
+# On shutdown, how long running turns may take to send their final event before their
+# sockets are closed: a turn whose editor went away fails at once (`editor_unavailable`).
+SHUTDOWN_GRACE_SECONDS = 1.0
 
 
 class ResponsesSocket:
@@ -89,6 +92,9 @@ class ResponsesSocket:
 
     def responding(self) -> bool:
         return self._turn is not None and not self._turn.done()
+
+    def running_turn(self) -> asyncio.Task[None] | None:
+        return self._turn if self.responding() else None
 
     async def send(self, event: Event, bounds: WriteBounds | None = None) -> None:
         """Send one frame within `bounds` (a turn's; else one write's); a client that stopped
@@ -274,9 +280,17 @@ def track_websockets(app: web.Application) -> None:
 
 
 async def _close_all(app: web.Application) -> None:
-    sockets: weakref.WeakSet[web.WebSocketResponse] = app[OPEN_SOCKETS]
-    for ws in list(sockets):
-        await ws.close(code=WSCloseCode.GOING_AWAY, message=b"server shutdown")
+    """Every open socket gets 1001, after its running turn, if any, sent its final event.
+
+    When the editor goes away the language server shuts down at once: its turns are failing
+    (`response.failed`, `editor_unavailable`, as HTTP streams get) but have not sent it yet.
+    A turn still streaming after the grace is cancelled when its socket closes."""
+    sockets = list(app[OPEN_SOCKETS])
+    turns = [turn for socket in sockets if (turn := socket.running_turn()) is not None]
+    if turns:
+        await asyncio.wait(turns, timeout=SHUTDOWN_GRACE_SECONDS)
+    for socket in sockets:
+        await socket.ws.close(code=WSCloseCode.GOING_AWAY, message=b"server shutdown")
 
 
 async def serve_websocket(
@@ -297,14 +311,14 @@ async def serve_websocket(
             headers={"Upgrade": "websocket", "Connection": "Upgrade"},
         )
     await ws.prepare(request)
-    request.app[OPEN_SOCKETS].add(ws)
     log.info("WebSocket connection opened")
     socket = ResponsesSocket(ws, backend, settings, slots, items, request.transport)
+    request.app[OPEN_SOCKETS].add(socket)
     watch_responses(request, socket.responding)  # idle: may be closed when connections run short
     try:
         await socket.run()
     finally:
-        request.app[OPEN_SOCKETS].discard(ws)
+        request.app[OPEN_SOCKETS].discard(socket)
         await ws.close()
         log.info("WebSocket connection closed")
     return ws
