@@ -85,12 +85,13 @@ def _result_part(item: FunctionCallOutputItem | CustomToolCallOutputItem) -> Too
 
 
 def agent_message(item: AgentMessageItem) -> ChatMessage | None:
-    """A message between Codex agents: who wrote to whom, then all of its text."""
-    parts = content_parts(item.content)
+    """A message between Codex agents: who wrote to whom, then all of its text. One with no
+    text (a notification) still says that much."""
+    parts = content_parts(item.content) if item.content is not None else []
+    who = f"from agent {item.author or 'unknown'} to {item.recipient or 'unknown'}"
     if not parts:
-        return None
-    header = f"[Message from agent {item.author or 'unknown'} to {item.recipient or 'unknown'}]"
-    return ChatMessage(role="user", content=[TextPart(value=header), *parts])
+        return ChatMessage(role="user", content=[TextPart(value=f"[Message {who}, with no text]")])
+    return ChatMessage(role="user", content=[TextPart(value=f"[Message {who}]"), *parts])
 
 
 def orphan_output_error(index: int, call_id: str) -> ApiError:
