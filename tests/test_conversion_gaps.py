@@ -13,7 +13,7 @@ import json
 from typing import Any
 
 import aiohttp
-from conftest import StartServer
+from conftest import REPO_ROOT, StartServer
 from spec_validation import parse_sse, validate_stream
 
 TIMEOUT = aiohttp.ClientTimeout(total=60)
@@ -90,3 +90,30 @@ async def test_an_agent_message_without_content_says_who_wrote_to_whom(
             counted = await reply.json()
         assert reply.status == 200, counted
         assert counted["input_tokens"] > 0, json.dumps(counted)
+
+
+async def test_parts_the_bridge_cannot_pass_become_the_note_the_readme_documents(
+    bridge_server_factory: StartServer,
+) -> None:
+    server = bridge_server_factory()
+    audio = {"type": "input_audio", "input_audio": {"data": "UklGRg==", "format": "wav"}}
+    encrypted = {"type": "encrypted_content", "encrypted_content": "Compute 2+2."}
+    note = "[content of type 'input_audio' not included]"
+    async with aiohttp.ClientSession(timeout=TIMEOUT) as http:
+        # The simulated model echoes the last part of the last message.
+        for part, reaches_the_model in ((audio, note), (encrypted, "Compute 2+2.")):
+            parts = [{"type": "input_text", "text": "Here:"}, part]
+            body = {"model": "sim-echo", "input": [{"role": "user", "content": parts}]}
+            async with http.post(f"{server.base_url}/responses", json=body) as reply:
+                answer = await reply.json()
+            assert reply.status == 200, answer
+            said = answer["output"][0]["content"][0]["text"]
+            assert said == f"You said: {reaches_the_model}", said
+    # What the model got is what README's Responses mapping says, with the reasons for it.
+    readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+    mapping = readme.split("## How requests are mapped", 1)[1].split("\n## ", 1)[0]
+    flat = " ".join(mapping.split())
+    assert "**Parts the editor cannot take, and `encrypted_content` parts.**" in flat
+    assert f"`{note}`" in flat
+    assert "is passed to the model as the text it holds" in flat
+    assert "`[Message from agent AUTHOR to RECIPIENT, with no text]`" in flat
