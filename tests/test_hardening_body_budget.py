@@ -183,11 +183,11 @@ async def test_declared_bodies_are_reserved_before_they_are_read(
             # The stalled clients go away: what they held is given back.
             for _, writer in stalled:
                 writer.close()
-            body = text_body(4 * MIB)
+            four_mib = text_body(4 * MIB)
             for _ in range(int(WAIT / 0.1)):
                 async with http.post(
                     f"{bridge_server.base_url}/responses/input_tokens",
-                    data=body,
+                    data=four_mib,
                     headers={"Content-Type": "application/json"},
                 ) as reply:
                     if reply.status != 429:

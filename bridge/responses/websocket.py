@@ -285,7 +285,8 @@ async def _close_all(app: web.Application) -> None:
     When the editor goes away the language server shuts down at once: its turns are failing
     (`response.failed`, `editor_unavailable`, as HTTP streams get) but have not sent it yet.
     A turn still streaming after the grace is cancelled when its socket closes."""
-    sockets = list(app[OPEN_SOCKETS])
+    open_sockets = app[OPEN_SOCKETS]
+    sockets = list(open_sockets)
     turns = [turn for socket in sockets if (turn := socket.running_turn()) is not None]
     if turns:
         await asyncio.wait(turns, timeout=SHUTDOWN_GRACE_SECONDS)
