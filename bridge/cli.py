@@ -33,7 +33,8 @@ def _positive_seconds(text: str) -> float:
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="maestro-bridge",
-        description="Serve the OpenAI Responses API from an editor's chat models.",
+        description="Serve an editor's chat models as the OpenAI Responses, Anthropic Messages, "
+        "Chat Completions and Gemini APIs.",
     )
     parser.add_argument("--version", action="version", version=f"maestro-bridge {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -62,7 +63,9 @@ def _parser() -> argparse.ArgumentParser:
         "--keepalive-seconds",
         type=float,
         default=10.0,
-        help="seconds of silence on a stream before a `: keepalive` comment line; 0 = off",
+        help="seconds of model silence on a stream before a keepalive, and again after each: a "
+        "`keepalive` event (Responses, SSE and WebSocket), an `event: ping` (Anthropic "
+        "Messages), a `: keepalive` comment (Chat Completions), a blank line (Gemini); 0 = off",
     )
     serve.add_argument(
         "--model-alias",
