@@ -81,7 +81,8 @@ class BridgeSettings(BaseModel):
     # Browser origins (scheme://host[:port]) allowed to call the endpoint, with CORS for them.
     allowedOrigins: list[str] = Field(default_factory=list)
     limits: Limits = Field(default_factory=Limits)
-    # Seconds of model silence on a stream before a `keepalive` event; 0 turns it off.
+    # Seconds of model silence on a stream before a keepalive (each dialect has its own form:
+    # a `keepalive` event, `event: ping`, a `: keepalive` comment, a blank line); 0: off.
     keepaliveSeconds: float = Field(default=10.0, ge=0)
     # Requested name -> editor model id, and the model for names nobody mapped
     # (bridge/core/models.py).
