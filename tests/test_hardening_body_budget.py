@@ -211,3 +211,59 @@ async def test_a_declared_length_past_the_body_limit_gets_413_before_reading(
         assert body["error"]["code"] == "request_too_large", body
     finally:
         writer.close()
+
+
+# --------------------------------------------------------------------------- WebSocket frames
+
+
+async def ws_outcome(ws: aiohttp.ClientWebSocketResponse, frame: dict[str, Any]) -> dict[str, Any]:
+    """Send a create frame; its error event or its terminal event."""
+    await ws.send_str(json.dumps(frame))
+    while True:
+        message = await ws.receive(timeout=WAIT)
+        assert message.type == aiohttp.WSMsgType.TEXT, message
+        event: dict[str, Any] = json.loads(message.data)
+        if event["type"] in ("error", "response.completed", "response.failed"):
+            return event
+
+
+async def test_websocket_frames_count_against_the_same_budget(
+    bridge_server: BridgeServer,
+) -> None:
+    stalled = [await open_raw(bridge_server) for _ in range(2)]
+    # A warm-up (`generate: false`, as Codex sends first): no model call, only the frame's size.
+    big = {
+        "type": "response.create",
+        "model": "sim-echo",
+        "generate": False,
+        "input": "lorem ipsum " * (MIB // 3),
+    }
+    small = {"type": "response.create", "model": "sim-echo", "input": "hi"}
+    url = bridge_server.root_url.replace("http://", "ws://", 1) + "/v1/responses"
+    try:
+        for _, writer in stalled:
+            writer.write(post_head("/v1/responses/input_tokens", 31 * MIB) + b'{"model": ')
+            await writer.drain()
+        await asyncio.sleep(0.5)  # setup only: let the server take in the stalled headers
+        async with (
+            aiohttp.ClientSession(timeout=TIMEOUT) as http,
+            http.ws_connect(url, max_msg_size=0) as ws,
+        ):
+            # 4 MiB of frame does not fit beside the 62 MiB held: refused before it is decoded.
+            refused = await ws_outcome(ws, big)
+            assert refused["type"] == "error", refused
+            assert refused["status"] == 429
+            assert refused["error"]["code"] == "too_many_concurrent_requests"
+            assert "limits.maxConcurrentBodyBytes" in refused["error"]["message"]
+            assert (await ws_outcome(ws, small))["type"] == "response.completed"
+            for _, writer in stalled:
+                writer.close()
+            for _ in range(int(WAIT / 0.1)):
+                answered = await ws_outcome(ws, big)
+                if answered.get("status") != 429:
+                    break
+                await asyncio.sleep(0.1)  # the server notices the closed sockets
+            assert answered["type"] == "response.completed", answered
+    finally:
+        for _, writer in stalled:
+            writer.close()
