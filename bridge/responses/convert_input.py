@@ -84,7 +84,7 @@ def _result_part(item: FunctionCallOutputItem | CustomToolCallOutputItem) -> Too
     return ToolResultPart(callId=item.call_id, content=content or [TextPart(value="")])
 
 
-def agent_message(item: AgentMessageItem) -> ChatMessage | None:
+def agent_message(item: AgentMessageItem) -> ChatMessage:
     """A message between Codex agents: who wrote to whom, then all of its text. One with no
     text (a notification) still says that much."""
     parts = content_parts(item.content) if item.content is not None else []
@@ -181,9 +181,7 @@ def to_chat_messages(request: CreateResponseRequest) -> list[ChatMessage]:
             outputs.append((index, item.call_id))
             conversation.append("user", [_result_part(item)], merge_when=(ToolResultPart,))
         elif isinstance(item, AgentMessageItem):
-            message = agent_message(item)
-            if message is not None:
-                conversation.add(message)
+            conversation.add(agent_message(item))
         elif isinstance(item, CompactionItem):
             conversation.add(compaction_message(item))
         elif isinstance(item, AdditionalToolsItem):
