@@ -8,10 +8,14 @@ language server past 4 GB and held its event loop for seconds. So each request r
 that decodes bigger than it said (`Content-Encoding`), reserves more as it grows. Past the
 budget the request gets 429 with Retry-After, in its dialect's envelope, and its body is never
 kept (aiohttp reads and drops the rest, so that the client sees the answer). What a request
-reserved is given back when its handler ends, however it ends.
+reserved is given back when its handler ends, however it ends. A WebSocket `response.create`
+frame (read whole by aiohttp, up to `limits.maxBodyBytes`) reserves its size before it is
+decoded, until its turn ends; past the budget it gets an error event (429) instead.
 """
 
 from __future__ import annotations
+
+from aiohttp import web
 
 from bridge.core.errors import ApiError
 from bridge.core.request_limits import RETRY_AFTER_SECONDS
@@ -47,6 +51,14 @@ class BodyBudget:
         self.in_use -= size
 
 
+BODY_BUDGET: web.AppKey[BodyBudget] = web.AppKey("body_budget", BodyBudget)
+
+
+def text_bytes(text: str) -> int:
+    """The UTF-8 size of a frame's text (an ASCII text's length says it without a copy)."""
+    return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
+
+
 class Reservation:
     """What one request holds of the budget; `release` gives all of it back."""
 
@@ -61,5 +73,6 @@ class Reservation:
             self.size = size
 
     def release(self) -> None:
+        """Gives back all it holds; again, nothing more."""
         self._budget.release(self.size)
         self.size = 0

@@ -49,10 +49,9 @@ async def _receive(request: web.Request, held: Reservation) -> None:
     request._read_bytes = bytes(body)
 
 
-def read_body_first(limits: Limits) -> Middleware:
+def read_body_first(limits: Limits, budget: BodyBudget) -> Middleware:
     """A middleware that reads every request body before the handlers that follow it."""
     seconds = limits.bodyTimeoutSeconds
-    budget = BodyBudget.for_limits(limits)
 
     @web.middleware
     async def body_deadline(request: web.Request, handler: Handler) -> web.StreamResponse:

@@ -26,6 +26,7 @@ from bridge.core import strict_json
 from bridge.core.backend import Backend, EditorError
 from bridge.core.errors import ApiError, from_editor
 from bridge.core.request_limits import ModelSlots, check_request_shape
+from bridge.http.body_budget import BODY_BUDGET, BodyBudget, Reservation, text_bytes
 from bridge.http.connection_limits import watch_responses
 from bridge.http.write_bounds import ClientStuck, WriteBounds
 from bridge.responses.events import Event
@@ -73,6 +74,7 @@ class ResponsesSocket:
         slots: ModelSlots,
         items: ItemCache,
         transport: asyncio.Transport | None = None,
+        budget: BodyBudget | None = None,
     ) -> None:
         self.ws = ws
         self.backend = backend
@@ -89,6 +91,8 @@ class ResponsesSocket:
         self._turn: asyncio.Task[None] | None = None
         self._send_lock = asyncio.Lock()
         self.transport = transport
+        # Frames count with HTTP bodies against limits.maxConcurrentBodyBytes while handled.
+        self.budget = budget or BodyBudget.for_limits(settings.limits)
 
     def responding(self) -> bool:
         return self._turn is not None and not self._turn.done()
@@ -133,11 +137,22 @@ class ResponsesSocket:
             await self._stop_turn()
 
     async def _on_text(self, text: str) -> None:
+        held = Reservation(self.budget)
         try:
+            held.grow_to(text_bytes(text))  # before decoding: 429 when bodies fill the budget
             frame = parse_frame(text)
         except ApiError as exc:
+            held.release()
             await self._send_quietly(error_event(exc))
             return
+        try:
+            await self._start_turn(frame, held)
+        except BaseException:
+            held.release()
+            raise
+
+    async def _start_turn(self, frame: CreateFrame, held: Reservation) -> None:
+        """Starts the frame's turn, which gives back `held` when it ends (however it ends)."""
         if self._turn is not None and not self._turn.done():
             await self._send_quietly(
                 error_event(
@@ -149,6 +164,7 @@ class ResponsesSocket:
                     )
                 )
             )
+            held.release()
             return
         log.debug(
             "response.create: generate=%s previous_response_id=%s",
@@ -156,6 +172,7 @@ class ResponsesSocket:
             frame.previous_response_id,
         )
         self._turn = asyncio.create_task(self._run_turn(frame))
+        self._turn.add_done_callback(lambda _: held.release())
 
     async def _run_turn(self, frame: CreateFrame) -> None:
         continuing = False
@@ -313,7 +330,9 @@ async def serve_websocket(
         )
     await ws.prepare(request)
     log.info("WebSocket connection opened")
-    socket = ResponsesSocket(ws, backend, settings, slots, items, request.transport)
+    socket = ResponsesSocket(
+        ws, backend, settings, slots, items, request.transport, request.app.get(BODY_BUDGET)
+    )
     request.app[OPEN_SOCKETS].add(socket)
     watch_responses(request, socket.responding)  # idle: may be closed when connections run short
     try:
