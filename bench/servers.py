@@ -111,16 +111,18 @@ def _answers(url: str, dialect: Dialect) -> bool:
         return False
 
 
-def start(name: str, kind: str, dialect: Dialect = RESPONSES) -> Server:
-    """Start a server (`kind`: a key of COMMANDS) on a free port; time from spawning it until
-    the model list of `dialect` answers."""
+def start(
+    name: str, kind: str, dialect: Dialect = RESPONSES, extra: tuple[str, ...] = ()
+) -> Server:
+    """Start a server (`kind`: a key of COMMANDS, with `extra` arguments) on a free port; time
+    from spawning it until the model list of `dialect` answers."""
     port = free_port()
     log = Path(tempfile.mkstemp(prefix=f"bench-{name}-", suffix=".log")[1])
     url = f"http://127.0.0.1:{port}"
     with log.open("wb") as log_file:
         started = time.perf_counter()
         process = subprocess.Popen(
-            [*COMMANDS[kind], str(port)],
+            [*COMMANDS[kind], str(port), *extra],
             cwd=REPO_ROOT,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,

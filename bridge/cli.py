@@ -32,7 +32,8 @@ def _positive_seconds(text: str) -> float:
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="maestro-bridge",
-        description="Serve the OpenAI Responses API from an editor's chat models.",
+        description="Serve an editor's chat models as the OpenAI Responses, Anthropic Messages, "
+        "Chat Completions and Gemini APIs.",
     )
     parser.add_argument("--version", action="version", version=f"maestro-bridge {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -61,7 +62,9 @@ def _parser() -> argparse.ArgumentParser:
         "--keepalive-seconds",
         type=float,
         default=10.0,
-        help="seconds of silence on a stream before a `: keepalive` comment line; 0 = off",
+        help="seconds of model silence on a stream before a keepalive, and again after each: a "
+        "`keepalive` event (Responses, SSE and WebSocket), an `event: ping` (Anthropic "
+        "Messages), a `: keepalive` comment (Chat Completions), a blank line (Gemini); 0 = off",
     )
     serve.add_argument(
         "--model-alias",
@@ -179,6 +182,13 @@ def _add_connection_options(serve: argparse.ArgumentParser) -> None:
         help="a request body must arrive within this long, else 408 (default 30)",
     )
     serve.add_argument(
+        "--max-concurrent-body-bytes",
+        type=int,
+        metavar="N",
+        help="request body bytes held at once across requests, reserved before a body is "
+        "read; more get 429 (default 64 MiB, never below the largest body)",
+    )
+    serve.add_argument(
         "--header-timeout",
         type=_positive_seconds,
         metavar="SECONDS",
@@ -208,6 +218,7 @@ def _security_options(args: argparse.Namespace) -> dict[str, Any]:
             ("writeTimeoutSeconds", args.write_timeout),
             ("itemCacheBytes", args.item_cache_bytes),
             ("bodyTimeoutSeconds", args.body_timeout),
+            ("maxConcurrentBodyBytes", args.max_concurrent_body_bytes),
             ("headerTimeoutSeconds", args.header_timeout),
             ("keepAliveTimeoutSeconds", args.keep_alive_timeout),
             ("maxConnections", args.max_connections),

@@ -9,6 +9,11 @@ from pydantic import BaseModel, ConfigDict, Field
 from bridge.core.models import ModelNames
 
 DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024  # several base64 images fit
+# Request bytes held at once across requests, sized for a 2-core, 8 GB laptop: a body costs
+# the language server about five times its size while it is answered (decoded, converted,
+# sent to the editor) and a quarter of a second of its event loop per 30 MiB. Two bodies of
+# the largest size: ~320 MB at most, `/health` within half a second (bench/big_bodies.py).
+DEFAULT_MAX_CONCURRENT_BODY_BYTES = 64 * 1024 * 1024
 DEFAULT_WEBSOCKET_MAX_SECONDS = 60 * 60  # OpenAI's WebSocket mode closes after 60 minutes too
 DEFAULT_WEBSOCKET_KEPT_BYTES = 64 * 1024 * 1024  # a few big images, or a very long session
 DEFAULT_MAX_JSON_VALUES = 500_000
@@ -20,6 +25,10 @@ DEFAULT_ANSWER_CHECK_SECONDS = 2.0
 class Limits(BaseModel):
     model_config = ConfigDict(extra="ignore")
     maxBodyBytes: int = Field(default=DEFAULT_MAX_BODY_BYTES, ge=1024)
+    # Bytes of request bodies held at once by the requests being received or answered,
+    # reserved from Content-Length before a body is read; past it 429 with Retry-After.
+    # Never below maxBodyBytes (bridge/http/body_budget.py).
+    maxConcurrentBodyBytes: int = Field(default=DEFAULT_MAX_CONCURRENT_BODY_BYTES, ge=1024)
     websocketMaxSeconds: float = Field(default=DEFAULT_WEBSOCKET_MAX_SECONDS, gt=0)
     # What one WebSocket connection keeps for `previous_response_id` (its last conversation,
     # images included), in bytes of JSON text; past it a continuation is refused. 0 keeps none.
@@ -72,7 +81,8 @@ class BridgeSettings(BaseModel):
     # Browser origins (scheme://host[:port]) allowed to call the endpoint, with CORS for them.
     allowedOrigins: list[str] = Field(default_factory=list)
     limits: Limits = Field(default_factory=Limits)
-    # Seconds of model silence on a stream before a `keepalive` event; 0 turns it off.
+    # Seconds of model silence on a stream before a keepalive (each dialect has its own form:
+    # a `keepalive` event, `event: ping`, a `: keepalive` comment, a blank line); 0: off.
     keepaliveSeconds: float = Field(default=10.0, ge=0)
     # Requested name -> editor model id, and the model for names nobody mapped
     # (bridge/core/models.py).

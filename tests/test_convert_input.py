@@ -605,7 +605,7 @@ def test_agent_answer_after_a_wait_follows_the_tool_result() -> None:
     )
 
 
-def test_empty_agent_message_and_additional_tools_add_no_message(
+def test_additional_tools_add_no_message_and_an_empty_agent_message_says_who(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     caplog.set_level(logging.DEBUG, logger="bridge.responses.convert_input")
@@ -616,7 +616,11 @@ def test_empty_agent_message_and_additional_tools_add_no_message(
             {"role": "user", "content": "hi"},
         ]
     )
-    assert messages == [user(text("hi"))]
+    # A notification with no text still tells the model who wrote to whom (issue 27).
+    assert messages == [
+        user(text("[Message from agent /root to /root/a, with no text]")),
+        user(text("hi")),
+    ]
     assert caplog.records == []
 
 

@@ -142,12 +142,12 @@ async def test_stalled_bodies_hold_no_model_slot_and_get_408(
         close_raw(stalled)
 
 
-async def test_bodies_in_memory_at_once_are_bounded_by_bytes_received() -> None:
+async def test_bodies_in_memory_at_once_are_bounded_by_bytes_declared() -> None:
     """Bodies are read before the slot, so their bytes are bounded across requests:
-    maxConcurrentRequests x maxBodyBytes = 8192 here. Stalled bodies count what they sent,
-    not what they declared: a small request still gets through."""
+    maxConcurrentBodyBytes = 8192 here. Stalled bodies hold what they declared (reserved
+    before their bodies are read); a small request still fits in what is left."""
     editor = HeadlessEditor()
-    limits = {"maxBodyBytes": 4096, "maxConcurrentRequests": 2}
+    limits = {"maxBodyBytes": 4096, "maxConcurrentRequests": 2, "maxConcurrentBodyBytes": 8192}
     url = await editor.start({"port": 0, "limits": limits})
     port = urlsplit(url).port
     body = json.dumps({"model": "sim-echo", "input": "x" * 3960}).encode()
@@ -166,7 +166,7 @@ async def test_bodies_in_memory_at_once_are_bounded_by_bytes_received() -> None:
             async with http.post(f"{url}/responses", json=large) as reply:
                 assert reply.status == 429, await reply.text()
                 error = (await reply.json())["error"]
-                assert "request bodies" in error["message"], error
+                assert "limits.maxConcurrentBodyBytes" in error["message"], error
                 assert reply.headers["Retry-After"]
             # Before: the stalled requests held both slots, and this got 429 too.
             small = {"model": "sim-echo", "input": "hi"}

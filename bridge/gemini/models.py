@@ -1,6 +1,7 @@
 """`GET /v1beta/models` and `GET /v1beta/models/{model}`: the editor's models as Gemini `Model`s.
 
-Also `GET /v1/models...` when a Google SDK asks (its key header; bridge/http/model_routes.py).
+Also `GET /v1/models...` when a Google SDK asks (its key header: `routes.mount` registers these
+answers with bridge/http/model_routes.py).
 
 Names are `models/<id>` (aliases listed under their own name, as `GET /v1/models` lists them).
 The editor tells the input window (`inputTokenLimit`) but no output limit, so

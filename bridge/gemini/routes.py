@@ -25,12 +25,13 @@ from bridge.gemini.count import count_request
 from bridge.gemini.errors import gemini_error_body
 from bridge.gemini.prepare import prepare_generate
 from bridge.gemini.stream import generate_chunks
-from bridge.http import error_shapes
+from bridge.http import error_shapes, model_routes
 from bridge.http.app_keys import BACKEND, SETTINGS
 from bridge.http.json_body import read_json, strict_json_response
 from bridge.http.sse_response import stream_events
 
 PREFIX = "/v1beta"
+GOOGLE_KEY_HEADER = "x-goog-api-key"  # what only Google's clients send
 KEEPALIVE_FRAME = b"\n"
 # The POSTs that ask the model or its token counter (a model slot each).
 MODEL_ACTIONS = r"/v1(beta)?/models/.+:(generateContent|streamGenerateContent|countTokens)"
@@ -114,7 +115,10 @@ async def model_action(request: web.Request) -> web.StreamResponse:
 
 def mount(app: web.Application) -> None:
     """Mount the dialect on `app`, with Google's error envelope for `/v1beta`."""
-    error_shapes.register(app, (PREFIX,), gemini_error_body, header="x-goog-api-key")
+    error_shapes.register(app, (PREFIX,), gemini_error_body, header=GOOGLE_KEY_HEADER)
+    # Google's SDKs send their key in this header, and google-genai (Python, 3.x) asks the
+    # Gemini API's `v1` by default: `GET /v1/models` is then theirs, in Google's shape.
+    model_routes.answer_by_header(app, GOOGLE_KEY_HEADER, models.list_models, models.answer_model)
     takes_model_slot(app, pattern=MODEL_ACTIONS)
     app.router.add_get(f"{PREFIX}/models", models.list_models)
     app.router.add_get(f"{PREFIX}/models/{{name:.+}}", models.get_model)

@@ -21,6 +21,7 @@ from bridge.core.request_limits import (
 from bridge.gemini import routes as gemini
 from bridge.http import model_routes, security
 from bridge.http.app_keys import BACKEND, SETTINGS
+from bridge.http.body_budget import BODY_BUDGET, BodyBudget
 from bridge.http.body_deadline import read_body_first
 from bridge.http.error_shapes import error_response
 from bridge.http.json_body import strict_json_response
@@ -79,7 +80,8 @@ def create_app(backend: Backend, settings: BridgeSettings) -> web.Application:
     )
     security.install(app, settings)  # Host, Origin, API key: before any route runs
     # The whole body before the model slot: a slow sender must not hold one.
-    app.middlewares.append(read_body_first(settings.limits))
+    app[BODY_BUDGET] = BodyBudget.for_limits(settings.limits)  # HTTP bodies and WebSocket frames
+    app.middlewares.append(read_body_first(settings.limits, app[BODY_BUDGET]))
     app.middlewares.append(concurrency_middleware)
     app[MODEL_SLOTS] = ModelSlots(settings.limits.maxConcurrentRequests)
     app[BACKEND] = TimedBackend(backend, settings.limits)

@@ -6,9 +6,9 @@ within `limits.bodyTimeoutSeconds` gets 408 `request_timeout` and its connection
 at once (no lingering read of the rest).
 
 Reading before the slot also means more bodies may be in memory at once than there are
-slots; the bytes actually received (not the declared lengths, which a stalled client would
-use to block others) are bounded across requests by `maxConcurrentRequests * maxBodyBytes`,
-what the slots allowed before: past it a request gets 429 with Retry-After.
+slots: their bytes are bounded across requests by `limits.maxConcurrentBodyBytes`
+(bridge/http/body_budget.py), reserved from `Content-Length` before the body is read. A
+declared length above `limits.maxBodyBytes` gets 413 before it is read, too.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from aiohttp import web
 from aiohttp.typedefs import Middleware
 
 from bridge.core.errors import ApiError, invalid_request
-from bridge.core.request_limits import RETRY_AFTER_SECONDS
+from bridge.http.body_budget import BodyBudget, Reservation
 from bridge.http.error_shapes import error_response
 from bridge.settings import Limits
 
@@ -36,64 +36,51 @@ def body_timeout_error(seconds: float) -> ApiError:
     )
 
 
-class BodyBudget:
-    """Bytes of request bodies held at once (being received, or by a running handler)."""
-
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
-        self.in_use = 0
-
-    def take(self, size: int) -> None:
-        if self.in_use + size > self.limit:
-            raise ApiError(
-                429,
-                "Too many request bodies are being received at once "
-                "(limits.maxConcurrentRequests x limits.maxBodyBytes). Retry shortly.",
-                type="rate_limit_error",
-                code="too_many_concurrent_requests",
-                headers={"Retry-After": str(RETRY_AFTER_SECONDS)},
-            )
-        self.in_use += size
-
-
-async def _receive(request: web.Request, budget: BodyBudget, taken: list[int]) -> None:
-    """Reads the body as `request.read()` does, counting each chunk against the budget."""
+async def _receive(request: web.Request, held: Reservation) -> None:
+    """Reads the body as `request.read()` does; what it holds past its reservation (no
+    Content-Length, or a compressed body) is reserved as it grows."""
     body = bytearray()
     while chunk := await request.content.readany():
-        budget.take(len(chunk))
-        taken.append(len(chunk))
         body.extend(chunk)
         if len(body) > request.client_max_size:
             raise web.HTTPRequestEntityTooLarge(request.client_max_size, len(body))
+        held.grow_to(len(body))
     # aiohttp's cache: `request.read()`, `.text()` and `.json()` return this from now on.
     request._read_bytes = bytes(body)
 
 
-def read_body_first(limits: Limits) -> Middleware:
+def read_body_first(limits: Limits, budget: BodyBudget) -> Middleware:
     """A middleware that reads every request body before the handlers that follow it."""
     seconds = limits.bodyTimeoutSeconds
-    budget = BodyBudget(limits.maxConcurrentRequests * limits.maxBodyBytes)
 
     @web.middleware
     async def body_deadline(request: web.Request, handler: Handler) -> web.StreamResponse:
         if not request.can_read_body:
             return await handler(request)
-        taken: list[int] = []
+        declared = request.content_length or 0
+        if declared > request.client_max_size:
+            raise web.HTTPRequestEntityTooLarge(request.client_max_size, declared)
+        held = Reservation(budget)
+        held.grow_to(declared)  # before one byte is read: 429 when there is no room
         try:
             try:
                 # wait_for, not asyncio.timeout: Python 3.10 is supported.
-                await asyncio.wait_for(_receive(request, budget, taken), seconds)
+                await asyncio.wait_for(_receive(request, held), seconds)
             except asyncio.TimeoutError:
                 return await _answer_and_close(request, body_timeout_error(seconds))
             except (web.HTTPException, ApiError):
                 raise
             except Exception:
+                if request.transport is None or request.transport.is_closing():
+                    # The client went away mid-body (its handler is being cancelled): there
+                    # is nobody to answer, and nothing unexpected to log.
+                    raise asyncio.CancelledError from None
                 # A body that cannot be decoded (a bad Content-Encoding): the rest of the
                 # stream cannot be framed either, so the connection must not be reused.
                 return await _answer_and_close(request, undecodable_body_error())
             return await handler(request)
         finally:
-            budget.in_use -= sum(taken)
+            held.release()
 
     return body_deadline
 

@@ -4,10 +4,16 @@ The OpenAI clients read `object`/`data[].id`; Anthropic's (Claude Code's model d
 anthropic SDK's `models.list()`) read `data[].type`, `display_name`, `created_at` and the page
 fields `has_more`, `first_id`, `last_id`. Each entry carries both sets: neither reader minds the
 other's keys.
+
+A dialect whose clients read these paths in a shape of their own, and say so with a header of
+their own, registers its answers for that header (`answer_by_header`): this shared layer knows
+no dialect, the dialects use it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 
 from aiohttp import web
@@ -56,25 +62,46 @@ def one_model(
     return _both_shapes(model_object(model, alias=requested))
 
 
-# Google's SDKs send their key in this header, and google-genai (Python, 3.x) asks the Gemini
-# API's `v1` by default: `GET /v1/models` is then theirs, answered in Google's shape.
-GEMINI_HEADER = "x-goog-api-key"
+ListModels = Callable[[web.Request], Awaitable[web.StreamResponse]]
+OneModel = Callable[[web.Request, str], Awaitable[web.StreamResponse]]
 
 
-async def list_models(request: web.Request) -> web.Response:
-    if GEMINI_HEADER in request.headers:
-        from bridge.gemini import models as gemini  # the dialect imports this module
+@dataclass(frozen=True)
+class HeaderAnswers:
+    """A dialect's own answers to `GET /v1/models` (and `/{id}`) for requests with `header`."""
 
-        return await gemini.list_models(request)
+    header: str
+    list_models: ListModels
+    one_model: OneModel
+
+
+MODEL_ANSWERS: web.AppKey[list[HeaderAnswers]] = web.AppKey("model_answers", list)
+
+
+def answer_by_header(
+    app: web.Application, header: str, list_models: ListModels, one_model: OneModel
+) -> None:
+    """Requests to the shared model paths that carry `header` are answered by the dialect."""
+    app.setdefault(MODEL_ANSWERS, []).append(HeaderAnswers(header, list_models, one_model))
+
+
+def _dialect_answers(request: web.Request) -> HeaderAnswers | None:
+    for answers in request.app.get(MODEL_ANSWERS, []):
+        if answers.header in request.headers:
+            return answers
+    return None
+
+
+async def list_models(request: web.Request) -> web.StreamResponse:
+    if (answers := _dialect_answers(request)) is not None:
+        return await answers.list_models(request)
     models = await request.app[BACKEND].list_models()
     return strict_json_response(model_list(models, request.app[SETTINGS].model_names()))
 
 
-async def get_model(request: web.Request) -> web.Response:
-    if GEMINI_HEADER in request.headers:
-        from bridge.gemini import models as gemini
-
-        return await gemini.answer_model(request, request.match_info["id"])
+async def get_model(request: web.Request) -> web.StreamResponse:
+    if (answers := _dialect_answers(request)) is not None:
+        return await answers.one_model(request, request.match_info["id"])
     models = await request.app[BACKEND].list_models()
     names = request.app[SETTINGS].model_names()
     return strict_json_response(one_model(request.match_info["id"], models, names))

@@ -102,13 +102,14 @@ def search_result_part(item: ToolSearchOutputItem) -> ToolResultPart | None:
     return ToolResultPart(callId=item.call_id, content=[TextPart(value=loaded_note(item))])
 
 
-def agent_message(item: AgentMessageItem) -> ChatMessage | None:
-    """A message between Codex agents: who wrote to whom, then all of its text."""
-    parts = content_parts(item.content)
+def agent_message(item: AgentMessageItem) -> ChatMessage:
+    """A message between Codex agents: who wrote to whom, then all of its text. One with no
+    text (a notification) still says that much."""
+    parts = content_parts(item.content) if item.content is not None else []
+    who = f"from agent {item.author or 'unknown'} to {item.recipient or 'unknown'}"
     if not parts:
-        return None
-    header = f"[Message from agent {item.author or 'unknown'} to {item.recipient or 'unknown'}]"
-    return ChatMessage(role="user", content=[TextPart(value=header), *parts])
+        return ChatMessage(role="user", content=[TextPart(value=f"[Message {who}, with no text]")])
+    return ChatMessage(role="user", content=[TextPart(value=f"[Message {who}]"), *parts])
 
 
 def orphan_output_error(index: int, call_id: str) -> ApiError:
@@ -198,9 +199,7 @@ def to_chat_messages(request: CreateResponseRequest) -> list[ChatMessage]:
             outputs.append((index, item.call_id))
             conversation.append("user", [_result_part(item)], merge_when=(ToolResultPart,))
         elif isinstance(item, AgentMessageItem):
-            message = agent_message(item)
-            if message is not None:
-                conversation.add(message)
+            conversation.add(agent_message(item))
         elif isinstance(item, CompactionItem):
             conversation.add(compaction_message(item))
         elif isinstance(item, ToolSearchCallItem):

@@ -20,7 +20,7 @@ from bridge.core import ids, strict_json
 from bridge.core.backend import DataPart, ResponsePart, TextPart, ThinkingPart, ToolCallPart
 from bridge.core.editor_usage import usage_of_part
 from bridge.responses.response_object import usage_object
-from bridge.responses.tools import ToolTarget
+from bridge.responses.tools import ToolTarget, custom_tool_text
 
 log = logging.getLogger(__name__)
 
@@ -206,8 +206,8 @@ class ResponseEventBuilder:
             return
         item: Event = {"call_id": part.callId or ids.call_id(), "name": target.name}
         if target.kind == "custom":
-            raw = part.input.get("input")
-            value = raw if isinstance(raw, str) else _json(part.input)
+            raw = custom_tool_text(part.input)
+            value = raw if raw is not None else _json(part.input)
             item = {"type": "custom_tool_call", "id": ids.custom_tool_call_id(), **item}
             field, event_prefix = "input", "response.custom_tool_call_input"
         else:

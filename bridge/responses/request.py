@@ -109,7 +109,8 @@ class AgentMessageItem(_Lenient):
     """A message between Codex agents (multi-agent mode): a task for a child, or its answer."""
 
     type: Literal["agent_message"]
-    content: Content
+    # Absent from a notification that carries no text (it still says who wrote to whom).
+    content: Content | None = None
     author: str | None = None
     recipient: str | None = None
 

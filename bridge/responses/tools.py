@@ -105,6 +105,18 @@ CUSTOM_INPUT_SCHEMA: dict[str, Any] = {
     "required": ["input"],
     "additionalProperties": False,
 }
+# Where a custom tool's call may carry its raw text: `input` (the schema above), or `source`
+# (models trained on Codex's code mode write it there whatever the schema says).
+CUSTOM_TEXT_KEYS = ("input", "source")
+
+
+def custom_tool_text(arguments: dict[str, Any]) -> str | None:
+    """The raw text of a custom tool's call, when its arguments carry it as a string."""
+    for key in CUSTOM_TEXT_KEYS:
+        value = arguments.get(key)
+        if isinstance(value, str):
+            return value
+    return None
 
 
 def _custom_description(tool: CustomTool) -> str:

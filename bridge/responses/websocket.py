@@ -26,6 +26,7 @@ from bridge.core import strict_json
 from bridge.core.backend import Backend, EditorError
 from bridge.core.errors import ApiError, from_editor
 from bridge.core.request_limits import ModelSlots, check_request_shape
+from bridge.http.body_budget import BODY_BUDGET, BodyBudget, Reservation, text_bytes
 from bridge.http.connection_limits import watch_responses
 from bridge.http.write_bounds import ClientStuck, WriteBounds
 from bridge.responses.events import Event
@@ -54,9 +55,12 @@ from bridge.settings import BridgeSettings
 
 log = logging.getLogger(__name__)
 
-OPEN_SOCKETS: web.AppKey[weakref.WeakSet[web.WebSocketResponse]] = web.AppKey(
+OPEN_SOCKETS: web.AppKey[weakref.WeakSet[ResponsesSocket]] = web.AppKey(
     "open_websockets", weakref.WeakSet
 )
+# On shutdown, how long running turns may take to send their final event before their
+# sockets are closed: a turn whose editor went away fails at once (`editor_unavailable`).
+SHUTDOWN_GRACE_SECONDS = 1.0
 
 
 class ResponsesSocket:
@@ -70,6 +74,7 @@ class ResponsesSocket:
         slots: ModelSlots,
         items: ItemCache,
         transport: asyncio.Transport | None = None,
+        budget: BodyBudget | None = None,
     ) -> None:
         self.ws = ws
         self.backend = backend
@@ -86,9 +91,14 @@ class ResponsesSocket:
         self._turn: asyncio.Task[None] | None = None
         self._send_lock = asyncio.Lock()
         self.transport = transport
+        # Frames count with HTTP bodies against limits.maxConcurrentBodyBytes while handled.
+        self.budget = budget or BodyBudget.for_limits(settings.limits)
 
     def responding(self) -> bool:
         return self._turn is not None and not self._turn.done()
+
+    def running_turn(self) -> asyncio.Task[None] | None:
+        return self._turn if self.responding() else None
 
     async def send(self, event: Event, bounds: WriteBounds | None = None) -> None:
         """Send one frame within `bounds` (a turn's; else one write's); a client that stopped
@@ -127,11 +137,22 @@ class ResponsesSocket:
             await self._stop_turn()
 
     async def _on_text(self, text: str) -> None:
+        held = Reservation(self.budget)
         try:
+            held.grow_to(text_bytes(text))  # before decoding: 429 when bodies fill the budget
             frame = parse_frame(text)
         except ApiError as exc:
+            held.release()
             await self._send_quietly(error_event(exc))
             return
+        try:
+            await self._start_turn(frame, held)
+        except BaseException:
+            held.release()
+            raise
+
+    async def _start_turn(self, frame: CreateFrame, held: Reservation) -> None:
+        """Starts the frame's turn, which gives back `held` when it ends (however it ends)."""
         if self._turn is not None and not self._turn.done():
             await self._send_quietly(
                 error_event(
@@ -143,6 +164,7 @@ class ResponsesSocket:
                     )
                 )
             )
+            held.release()
             return
         log.debug(
             "response.create: generate=%s previous_response_id=%s",
@@ -150,6 +172,7 @@ class ResponsesSocket:
             frame.previous_response_id,
         )
         self._turn = asyncio.create_task(self._run_turn(frame))
+        self._turn.add_done_callback(lambda _: held.release())
 
     async def _run_turn(self, frame: CreateFrame) -> None:
         continuing = False
@@ -274,9 +297,18 @@ def track_websockets(app: web.Application) -> None:
 
 
 async def _close_all(app: web.Application) -> None:
-    sockets: weakref.WeakSet[web.WebSocketResponse] = app[OPEN_SOCKETS]
-    for ws in list(sockets):
-        await ws.close(code=WSCloseCode.GOING_AWAY, message=b"server shutdown")
+    """Every open socket gets 1001, after its running turn, if any, sent its final event.
+
+    When the editor goes away the language server shuts down at once: its turns are failing
+    (`response.failed`, `editor_unavailable`, as HTTP streams get) but have not sent it yet.
+    A turn still streaming after the grace is cancelled when its socket closes."""
+    open_sockets = app[OPEN_SOCKETS]
+    sockets = list(open_sockets)
+    turns = [turn for socket in sockets if (turn := socket.running_turn()) is not None]
+    if turns:
+        await asyncio.wait(turns, timeout=SHUTDOWN_GRACE_SECONDS)
+    for socket in sockets:
+        await socket.ws.close(code=WSCloseCode.GOING_AWAY, message=b"server shutdown")
 
 
 async def serve_websocket(
@@ -297,14 +329,16 @@ async def serve_websocket(
             headers={"Upgrade": "websocket", "Connection": "Upgrade"},
         )
     await ws.prepare(request)
-    request.app[OPEN_SOCKETS].add(ws)
     log.info("WebSocket connection opened")
-    socket = ResponsesSocket(ws, backend, settings, slots, items, request.transport)
+    socket = ResponsesSocket(
+        ws, backend, settings, slots, items, request.transport, request.app.get(BODY_BUDGET)
+    )
+    request.app[OPEN_SOCKETS].add(socket)
     watch_responses(request, socket.responding)  # idle: may be closed when connections run short
     try:
         await socket.run()
     finally:
-        request.app[OPEN_SOCKETS].discard(ws)
+        request.app[OPEN_SOCKETS].discard(socket)
         await ws.close()
         log.info("WebSocket connection closed")
     return ws

@@ -15,7 +15,7 @@ import { SECTION } from './settings';
 const CONFIGURE_TIMEOUT_MS = 60_000;
 
 const JUSTIFICATION =
-  'Maestro Bridge serves this model to tools on this computer (Codex CLI, the openai SDKs) through its local Responses API.';
+  'Maestro Bridge serves this model to tools on this computer (Codex CLI, Claude Code, Gemini CLI, Aider, SDKs) through its local OpenAI, Anthropic and Gemini APIs.';
 
 async function pickModel(placeHolder: string): Promise<vscode.LanguageModelChat | undefined> {
   const models = await vscode.lm.selectChatModels({});

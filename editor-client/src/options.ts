@@ -6,6 +6,7 @@ import { PROTOCOL_VERSION, type InitializationOptions, type Limits } from './pro
 
 export const LIMIT_NAMES = [
   'maxBodyBytes',
+  'maxConcurrentBodyBytes',
   'maxInputItems',
   'maxTools',
   'maxJsonDepth',
@@ -25,8 +26,8 @@ export const LIMIT_NAMES = [
 ] as const satisfies ReadonlyArray<keyof Limits>;
 
 const INTEGER_LIMITS: ReadonlySet<string> = new Set([
-  'maxBodyBytes', 'maxInputItems', 'maxTools', 'maxJsonDepth', 'maxConcurrentRequests',
-  'itemCacheBytes', 'maxConnections', 'websocketKeptBytes', 'maxJsonValues',
+  'maxBodyBytes', 'maxConcurrentBodyBytes', 'maxInputItems', 'maxTools', 'maxJsonDepth',
+  'maxConcurrentRequests', 'itemCacheBytes', 'maxConnections', 'websocketKeptBytes', 'maxJsonValues',
 ]);
 
 /** The settings (below `maestroBridge.`) passed on only when the user set them. */

@@ -87,6 +87,7 @@ export interface CountTokensParams { model: string; text: string }
 /** Optional limits: absent ones take the server's defaults. */
 export interface Limits {
   maxBodyBytes?: number;
+  maxConcurrentBodyBytes?: number;
   maxInputItems?: number;
   maxTools?: number;
   maxJsonDepth?: number;
