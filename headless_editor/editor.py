@@ -148,7 +148,9 @@ class HeadlessEditor:
         except EditorError as exc:
             sender.flush()
             raise RpcError(
-                rpc.EDITOR_ERROR_CODES.get(exc.code, -32000), exc.message, {"code": exc.code}
+                rpc.EDITOR_ERROR_CODES.get(exc.code, -32000),
+                exc.message,
+                {"code": exc.code, "name": exc.name},
             ) from None
         finally:
             self._senders.pop(chat_id, None)
