@@ -28,6 +28,7 @@ class RecordingModel(SimulatedModel):
     """The simulated model, recording what reached the editor and how each chat ended."""
 
     def __init__(self) -> None:
+        super().__init__()  # Copilot's rules, as every simulated model
         self.requests: list[ChatRequest] = []
         self.cancelled = asyncio.Event()
         self.slow = False

@@ -37,6 +37,7 @@ class StallingModel(SimulatedModel):
     anything; `drip` sends a part every 50 ms forever. Cancellations are counted."""
 
     def __init__(self) -> None:
+        super().__init__()
         self.cancelled = 0
         self.cancel_seen = asyncio.Event()
 

@@ -84,6 +84,7 @@ class GateModel(SimulatedModel):
     proof that the bridge held that many model requests concurrently."""
 
     def __init__(self, expected: int) -> None:
+        super().__init__()
         self.expected = expected
         self.open = 0
         self.most_open = 0

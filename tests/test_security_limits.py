@@ -32,6 +32,7 @@ class HoldingModel(SimulatedModel):
     """`hold` answers one part, then waits until the test releases it (a model still talking)."""
 
     def __init__(self) -> None:
+        super().__init__()
         self.release = asyncio.Event()
 
     def models(self) -> list[ModelInfo]:

@@ -22,7 +22,6 @@ from bridge.core.backend import (
     ToolCallPart,
     ToolResultPart,
 )
-from bridge.core.structured_output import OutputFormat
 from headless_editor.script import Script
 from headless_editor.simulated_model import MODELS, SimulatedModel, placeholder_input
 from headless_editor.tokens import (
@@ -56,6 +55,7 @@ EXEC_COMMAND = ChatTool(
 )
 WRITE_STDIN = ChatTool(
     name="write_stdin",
+    description="Writes characters to an existing exec session.",
     inputSchema={
         "type": "object",
         "properties": {"session_id": {"type": "number"}, "chars": {"type": "string"}},
@@ -72,8 +72,28 @@ def request(*messages: ChatMessage, **fields: Any) -> ChatRequest:
     return ChatRequest(model=fields.pop("model", "sim-echo"), messages=list(messages), **fields)
 
 
-async def collect(req: ChatRequest, script: Script | None = None) -> list[ResponsePart]:
-    return [part async for part in SimulatedModel().respond(req, script)]
+async def collect(
+    req: ChatRequest, script: Script | None = None, copilot_rules: bool = True
+) -> list[ResponsePart]:
+    model = SimulatedModel(copilot_rules=copilot_rules)
+    return [part async for part in model.respond(req, script)]
+
+
+async def collect_until_error(
+    req: ChatRequest, script: Script | None = None
+) -> tuple[list[ResponsePart], EditorError]:
+    """The parts streamed before the model failed, and its error (it must fail)."""
+    seen: list[ResponsePart] = []
+    with pytest.raises(EditorError) as caught:
+        async for part in SimulatedModel(copilot_rules=True).respond(req, script):
+            seen.append(part)
+    return seen, caught.value
+
+
+# A 1x1 PNG's signature and header: what the upstream reads to know an image.
+PNG_1X1 = base64.b64encode(
+    b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00"
+).decode()
 
 
 def text_of(parts: list[ResponsePart]) -> str:
@@ -170,12 +190,15 @@ def test_models() -> None:
     assert (echo.name, echo.vendor, echo.family, echo.version, echo.maxInputTokens) == (
         "Simulated echo",
         "maestro-sim",
-        "sim",
+        "gpt-4.1",  # Copilot's families, so its per-family rules apply
         "1",
         128000,
     )
+    assert echo.maxOutputTokens == 16384 and echo.capabilities.imageInput
     reasoning = models["sim-reasoning"]
-    assert (reasoning.vendor, reasoning.family) == ("maestro-sim", "sim-reasoning")
+    assert (reasoning.vendor, reasoning.family) == ("maestro-sim", "claude-sonnet-4.5")
+    assert models["sim-gemini"].family == "gemini-2.5-pro"
+    assert not models["sim-text-only"].capabilities.imageInput
     assert SimulatedModel().count_tokens("Hello, world!") == 6
 
 
@@ -210,7 +233,7 @@ async def test_echo_is_truncated_to_200_characters() -> None:
 
 
 async def test_echo_uses_the_last_user_text() -> None:
-    image = DataPart(mimeType="image/png", data="")
+    image = DataPart(mimeType="image/png", data=PNG_1X1)
     parts = await collect(
         request(
             user("first"),
@@ -251,6 +274,7 @@ async def test_tool_result_is_reported_by_tool_name() -> None:
 
 
 async def test_tool_result_without_its_call_is_reported_by_call_id() -> None:
+    # Only the permissive model answers this: Copilot's upstream refuses an unpaired result.
     parts = await collect(
         request(
             ChatMessage(
@@ -259,7 +283,8 @@ async def test_tool_result_without_its_call_is_reported_by_call_id() -> None:
                     ToolResultPart(callId="call_x", content=[TextPart(value="abc")]),
                 ],
             )
-        )
+        ),
+        copilot_rules=False,
     )
     assert text_of(parts) == "The tool call_x returned 3 characters."
 
@@ -300,23 +325,31 @@ async def test_no_tools_means_no_call() -> None:
 
 
 async def test_required_mode_calls_even_after_a_tool_result() -> None:
-    result = ChatMessage(
-        role="user",
-        content=[
-            ToolResultPart(callId="call_1", content=[TextPart(value="done")]),
-        ],
-    )
-    auto = await collect(request(result, tools=[WRITE_STDIN]))
+    history = [
+        user("type it"),
+        ChatMessage(
+            role="assistant",
+            content=[ToolCallPart(callId="call_1", name="write_stdin", input={"session_id": 1})],
+        ),
+        ChatMessage(
+            role="user",
+            content=[
+                ToolResultPart(callId="call_1", content=[TextPart(value="done")]),
+            ],
+        ),
+    ]
+    auto = await collect(request(*history, tools=[WRITE_STDIN]))
     assert calls_of(auto) == []
-    required = await collect(request(result, tools=[WRITE_STDIN], toolMode="required"))
+    required = await collect(request(*history, tools=[WRITE_STDIN], toolMode="required"))
     assert calls_of(required) == [
-        ToolCallPart(callId="call_sim_1", name="write_stdin", input={"session_id": 0}),
+        ToolCallPart(callId="call_sim_3", name="write_stdin", input={"session_id": 0}),
     ]
 
 
 async def test_last_message_from_assistant_gets_no_call_in_auto_mode() -> None:
+    # Permissive only: Copilot appends "Please continue." after an assistant turn.
     assistant = ChatMessage(role="assistant", content=[TextPart(value="prefill")])
-    parts = await collect(request(user("hi"), assistant, tools=[EXEC_COMMAND]))
+    parts = await collect(request(user("hi"), assistant, tools=[EXEC_COMMAND]), copilot_rules=False)
     assert calls_of(parts) == []
 
 
@@ -431,6 +464,7 @@ def test_placeholder_input_survives_recursive_refs() -> None:
 async def test_custom_tool_input() -> None:
     apply_patch = ChatTool(
         name="apply_patch",
+        description="Edits files with a patch.",
         inputSchema={
             "type": "object",
             "properties": {"input": {"type": "string"}},
@@ -511,33 +545,49 @@ async def test_usage_counts_tools_and_calls() -> None:
     assert usage["total_tokens"] == usage["prompt_tokens"] + usage["completion_tokens"]
 
 
-async def test_max_output_tokens_truncates_text() -> None:
-    parts = await collect(request(user("one two three four"), modelOptions={"max_tokens": 4}))
+# Copilot streams what fits in `max_tokens`, then throws "Response too long." (its error for a
+# length finish); the permissive model ended there as if the answer were whole.
+
+
+async def test_max_tokens_truncates_text_then_fails() -> None:
+    parts, error = await collect_until_error(
+        request(user("one two three four"), modelOptions={"max_tokens": 4})
+    )
     assert text_of(parts) == "You said: one"
-    assert usage_of(parts)["completion_tokens"] == 4
+    assert (error.code, error.message, error.name) == ("Other", "Response too long.", "Error")
+    permissive = await collect(
+        request(user("one two three four"), modelOptions={"maxOutputTokens": 4}),
+        copilot_rules=False,
+    )
+    assert text_of(permissive) == "You said: one"
+    assert usage_of(permissive)["completion_tokens"] == 4
 
 
-async def test_max_output_tokens_drops_a_call_that_does_not_fit() -> None:
-    parts = await collect(request(user("go"), tools=[EXEC_COMMAND], modelOptions={"max_tokens": 6}))
+async def test_max_tokens_drops_a_call_that_does_not_fit() -> None:
+    parts, error = await collect_until_error(
+        request(user("go"), tools=[EXEC_COMMAND], modelOptions={"max_tokens": 6})
+    )
     assert text_of(parts) == "Calling exec_command."  # 6 tokens: exec_com-mand
     assert calls_of(parts) == []
-    assert usage_of(parts)["completion_tokens"] == 6
+    assert error.message == "Response too long."
 
 
-async def test_max_output_tokens_counts_thinking() -> None:
-    parts = await collect(
+async def test_max_tokens_counts_thinking() -> None:
+    parts, error = await collect_until_error(
         request(user("hi"), model="sim-reasoning", modelOptions={"max_tokens": 3})
     )
     assert [part.value for part in parts if isinstance(part, ThinkingPart)] == ["Considering"]
     assert text_of(parts) == ""
-    assert usage_of(parts)["completion_tokens"] == 3
+    assert error.message == "Response too long."
 
 
-async def test_max_output_tokens_zero_and_nonsense() -> None:
-    zero = await collect(request(user("hi"), modelOptions={"max_tokens": 0}))
-    assert len(zero) == 1 and usage_of(zero)["completion_tokens"] == 0
+async def test_max_tokens_zero_and_nonsense() -> None:
+    zero, error = await collect_until_error(request(user("hi"), modelOptions={"max_tokens": 0}))
+    assert zero == [] and error.message == "Response too long."
     ignored = await collect(request(user("hi"), modelOptions={"max_tokens": "5"}))
     assert text_of(ignored) == "You said: hi"
+    exact = await collect(request(user("hi"), modelOptions={"max_tokens": 4}))
+    assert text_of(exact) == "You said: hi"  # 4 tokens: an answer that fits is whole
 
 
 async def test_two_runs_are_equal() -> None:
@@ -608,13 +658,15 @@ async def test_script_reply_replaces_the_default() -> None:
 
 
 async def test_script_matches_tool_output_and_keeps_its_thinking() -> None:
+    call = ToolCallPart(callId="call_script_0_1_0", name="exec_command", input={"cmd": "ls"})
     result = ChatMessage(
         role="user",
         content=[
             ToolResultPart(callId="call_script_0_1_0", content=[TextPart(value="total 0")]),
         ],
     )
-    parts = await collect(request(result), SCRIPT)
+    history = [user("show files"), ChatMessage(role="assistant", content=[call]), result]
+    parts = await collect(request(*history), SCRIPT)
     assert parts[0] == ThinkingPart(value="Read it.")
     assert text_of(parts) == "Done."
     assert usage_of(parts)["completion_tokens_details"]["reasoning_tokens"] == 3
@@ -655,39 +707,51 @@ ITEM_SCHEMA: dict[str, Any] = {
 }
 
 
-def instructed(fmt: OutputFormat) -> ChatMessage:
-    """The bridge's structured-output instruction, first, as editor_chat puts it."""
-    return ChatMessage(role="user", content=[TextPart(value=fmt.instruction())])
+# Copilot drops a `responseFormat` option; the model follows the bridge's instruction
+# (bridge/core/structured_output.py words it), as a real model reads it.
+SCHEMA_INSTRUCTION = (
+    "Answer with one JSON value and nothing else (no prose, no Markdown code fences) "
+    f"that is valid against this JSON Schema, named 'item':\n{json.dumps(ITEM_SCHEMA)}"
+)
+OBJECT_INSTRUCTION = (
+    "Answer with one JSON object and nothing else: no prose, no Markdown code fences."
+)
 
 
-async def test_json_schema_format_gets_a_schema_valid_answer() -> None:
-    import jsonschema
-
-    fmt = OutputFormat("json_schema", "item", ITEM_SCHEMA)
-    parts = await collect(request(instructed(fmt), user("Describe it.")))
+async def test_json_schema_instruction_gets_a_schema_valid_answer() -> None:
+    asked = ChatMessage(
+        role="user", content=[TextPart(value=SCHEMA_INSTRUCTION), TextPart(value="Describe it.")]
+    )
+    parts = await collect(request(asked))
     answer = json.loads(text_of(parts))
     jsonschema.validate(answer, ITEM_SCHEMA)
     assert answer["kind"] == "book"
     assert len([p for p in parts if isinstance(p, TextPart)]) > 1  # still streamed in parts
 
 
-async def test_json_object_format_wraps_the_answer() -> None:
-    parts = await collect(request(instructed(OutputFormat("json_object")), user("Hi there")))
+async def test_response_format_option_reaches_only_the_permissive_model() -> None:
+    option = {"type": "json_schema", "json_schema": {"name": "item", "schema": ITEM_SCHEMA}}
+    req = request(user("Describe it."), modelOptions={"responseFormat": option})
+    jsonschema.validate(json.loads(text_of(await collect(req, copilot_rules=False))), ITEM_SCHEMA)
+    assert text_of(await collect(req)) == "You said: Describe it."  # Copilot dropped it
+
+
+async def test_json_object_instruction_wraps_the_answer() -> None:
+    parts = await collect(request(user(OBJECT_INSTRUCTION), user("Hi there")))
     assert json.loads(text_of(parts)) == {"answer": "You said: Hi there"}
 
 
-async def test_structured_format_does_not_stop_a_tool_call() -> None:
-    tool = ChatTool(name="lookup", inputSchema={"type": "object"})
-    parts = await collect(
-        request(instructed(OutputFormat("json_object")), user("Hi"), tools=[tool])
+async def test_structured_answer_does_not_stop_a_tool_call() -> None:
+    tool = ChatTool(
+        name="lookup", description="Looks it up.", inputSchema={"type": "object", "properties": {}}
     )
+    parts = await collect(request(user(OBJECT_INSTRUCTION), user("Hi"), tools=[tool]))
     assert [c.name for c in calls_of(parts)] == ["lookup"]
 
 
-async def test_a_response_format_option_is_not_read() -> None:
-    # Copilot drops the option; only the instruction asks for JSON.
-    option = {"type": "json_object"}
-    parts = await collect(request(user("Hi"), modelOptions={"responseFormat": option}))
+async def test_unknown_response_format_is_plain_text() -> None:
+    req = request(user("Hi"), modelOptions={"responseFormat": {"type": "x"}})
+    parts = await collect(req, copilot_rules=False)
     assert text_of(parts) == "You said: Hi"
 
 
@@ -705,8 +769,8 @@ async def test_a_rule_can_ignore_max_output_tokens() -> None:
     )
     parts = await collect(request(user("long"), modelOptions={"max_tokens": 2}), script)
     assert text_of(parts) == "one two three four five six"
-    plain = await collect(request(user("long"), modelOptions={"max_tokens": 2}))
-    assert len(text_of(plain).split()) <= 2
+    plain, error = await collect_until_error(request(user("long"), modelOptions={"max_tokens": 2}))
+    assert len(text_of(plain).split()) <= 2 and error.message == "Response too long."
 
 
 async def test_script_error_fails_the_request_where_it_stands() -> None:

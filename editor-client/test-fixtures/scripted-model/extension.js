@@ -10,13 +10,21 @@
 //   text with "[blocked]"       -> throws LanguageModelError.Blocked
 //   text with "weather" + tools -> "Let me check." and a call of the first tool with {city: "Paris"}
 //   text with "[call NAME {json}]" + a tool NAME -> "Calling NAME." and a call of NAME with that input
+//   text with "repeat your last answer" -> "My last answer: <the previous assistant turn's text>"
 //   anything else               -> "You said: <text>" in small parts, then a `usage` data part
+// Before any rule, the request goes through a faithful stand-in for GitHub Copilot's provider
+// (copilot-rules.js): it fails where Copilot fails, with Copilot's messages, and the rules above
+// answer what Copilot would have sent the model (an assistant turn's first text part only,
+// "Please continue." after a trailing assistant turn, Copilot's five options, its output
+// limit). MAESTRO_SIM_PERMISSIVE=1 in the host's environment turns it off (test-only).
+// `[many N]` and `[bench N]` are load generators: the output limit does not cut them.
 // Every request, every cancellation and every state of the Maestro Bridge extension is
 // appended as one JSON line to $MAESTRO_E2E_RECORD, with the name of the window (its workspace
 // folder: each window has its own extension host); settings written to $MAESTRO_E2E_CONTROL
 // are applied through the configuration API.
 const fs = require('fs');
 const vscode = require('vscode');
+const copilot = require('./copilot-rules');
 
 const RECORD = process.env.MAESTRO_E2E_RECORD;
 const record = (entry) => {
@@ -68,6 +76,11 @@ async function respond(model, messages, options, progress, token) {
     return;
   }
   const text = textOf(last);
+  if (/repeat your last answer/i.test(text)) {
+    const previous = [...messages].reverse().find((m) => m.role === vscode.LanguageModelChatMessageRole.Assistant);
+    progress.report(new vscode.LanguageModelTextPart(`My last answer: ${previous ? textOf(previous) : ''}`));
+    return;
+  }
   if (text.includes('[slow]')) {
     const deadline = Date.now() + 30000;
     while (!token.isCancellationRequested && Date.now() < deadline) {
@@ -131,8 +144,9 @@ exports.activate = (context) => {
   context.subscriptions.push(
     vscode.lm.registerLanguageModelChatProvider('maestro-test', {
       provideLanguageModelChatInformation: () => [{
-        id: 'scripted-model', name: 'Scripted Model', family: 'scripted', version: '1.0.0', tooltip: 'test double',
-        maxInputTokens: 100000, maxOutputTokens: 4096, capabilities: { toolCalling: true, imageInput: true },
+        // A GPT-4 family, so Copilot's strictest schema rules apply; Copilot's sizes for it.
+        id: 'scripted-model', name: 'Scripted Model', family: 'gpt-4.1', version: '1.0.0', tooltip: 'test double',
+        maxInputTokens: 100000, maxOutputTokens: 16384, capabilities: { toolCalling: true, imageInput: true },
       }],
       async provideLanguageModelChatResponse(model, messages, options, progress, token) {
         record({
@@ -141,7 +155,14 @@ exports.activate = (context) => {
           tools: (options.tools || []).map((t) => ({ name: t.name, inputSchema: t.inputSchema })),
           toolMode: options.toolMode, modelOptions: options.modelOptions,
         });
-        await respond(model, messages, options, progress, token);
+        if (!copilot.RULES_ON) {
+          await respond(model, messages, options, progress, token);
+          return;
+        }
+        const seen = copilot.copilotView(model, messages, options);
+        const load = /\[(many|bench) \d+\]/.test(textOf(seen.messages[seen.messages.length - 1]));
+        const limited = load ? progress : copilot.limitedProgress(progress, seen.outputLimit);
+        await respond(model, seen.messages, { ...options, modelOptions: seen.modelOptions }, limited, token);
       },
       provideTokenCount: async (_model, text) => Math.ceil((typeof text === 'string' ? text : JSON.stringify(text)).length / 4),
     }),

@@ -1,0 +1,135 @@
+"""A faithful stand-in for GitHub Copilot's language model provider: what it does with a
+request before its model answers, and every way it refuses one.
+
+The steps and messages follow src/extension/conversation/vscode-node/languageModelAccess.ts
+(the order it checks in), languageModelAccessPrompt.tsx (rendering), toolSchemaNormalizer.ts
+(what CAPI refuses per family) and chatMLFetcher.ts (how refusals surface), in
+microsoft/vscode-copilot-chat. `copilot_view` returns what the model sees; the simulated
+model answers that.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from bridge.core.backend import ChatRequest, DataPart, ModelInfo, ToolResultPart
+from headless_editor.copilot import errors
+from headless_editor.copilot.conversation import (
+    Rendered,
+    pairing_refusal,
+    render,
+    seen_messages,
+)
+from headless_editor.copilot.images import refusal as image_refusal
+from headless_editor.copilot.schemas import tool_refusal
+from headless_editor.tokens import count_message_tokens, count_tool_tokens
+
+# LanguageModelOptions: the only modelOptions keys that reach the model, each with the
+# values it accepts. Copilot keeps numbers, booleans and strings only: a list of stop
+# sequences passes the check and is then dropped.
+OPTION_KEYS = ("stop", "temperature", "max_tokens", "frequency_penalty", "presence_penalty")
+_TOOL_NAME = re.compile(r"^[\w-]+$", re.ASCII)  # JavaScript's \w is ASCII
+
+
+@dataclass(frozen=True)
+class Seen:
+    """The request as the model receives it."""
+
+    request: ChatRequest  # rendered messages, Copilot's options only
+    reasoning_effort: str | None
+    output_limit: int | None  # max_tokens, else the model's maxOutputTokens
+
+
+def copilot_view(request: ChatRequest, model: ModelInfo) -> Seen:
+    """What Copilot sends the model for `request`; EditorError where Copilot throws."""
+    if not request.messages:
+        raise errors.provider_error(errors.NO_MESSAGES)
+    for tool in request.tools:
+        if not _TOOL_NAME.match(tool.name):
+            raise errors.provider_error(errors.invalid_tool_name(tool.name))
+    rendered = _within_budget(render(request.messages), request, model)
+    if len(request.tools) > errors.MAX_TOOLS:
+        raise errors.provider_error(errors.TOO_MANY_TOOLS)
+    options = model_options(request.modelOptions)
+    if request.toolMode == "required" and len(request.tools) > 1:
+        raise errors.provider_error(errors.REQUIRED_WITH_MANY)
+    _upstream_checks(rendered, request, model)
+    seen = request.model_copy(update={"messages": seen_messages(rendered), "modelOptions": options})
+    effort = request.modelConfiguration.get("reasoningEffort")
+    return Seen(seen, effort if isinstance(effort, str) else None, _output_limit(options, model))
+
+
+def model_options(options: dict[str, Any]) -> dict[str, Any]:
+    """Copilot's LanguageModelOptions.convert: its five keys, scalar values only."""
+    kept: dict[str, Any] = {}
+    for key in OPTION_KEYS:
+        value = options.get(key)
+        if isinstance(value, str) if key == "stop" else _is_number(value):
+            kept[key] = value
+    return kept
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _within_budget(
+    rendered: list[Rendered], request: ChatRequest, model: ModelInfo
+) -> list[Rendered]:
+    """The rendered prompt within the model's window, less the tools' definitions.
+
+    Images have the lowest priority: over budget, they go first; still over, or nothing
+    left, Copilot throws.
+    """
+    budget = model.maxInputTokens - count_tool_tokens(request.tools)
+    if _tokens(rendered) > budget:
+        rendered = [item for item in rendered if not _is_image_message(item)]
+    if not rendered or _tokens(rendered) > budget:
+        raise errors.provider_error(errors.TOKEN_LIMIT)
+    return rendered
+
+
+def _tokens(rendered: list[Rendered]) -> int:
+    return count_message_tokens(seen_messages(rendered))
+
+
+def _is_image_message(item: Rendered) -> bool:
+    return item.role == "user" and isinstance(item.parts[0], DataPart)
+
+
+def _upstream_checks(rendered: list[Rendered], request: ChatRequest, model: ModelInfo) -> None:
+    """What CAPI refuses: tool schemas, unpaired tool calls, images."""
+    for tool in request.tools:
+        problem = tool_refusal(tool, model.family)
+        if problem is not None:
+            raise errors.upstream_error(f"Invalid schema for function '{tool.name}': {problem}")
+    problem = pairing_refusal(rendered, anthropic=model.family.startswith("claude"))
+    if problem is not None:
+        raise errors.upstream_error(problem)
+    images = [part for item in rendered for part in _images(item)]
+    if images and not model.capabilities.imageInput:
+        raise errors.upstream_error(f'model "{model.id}" not supported for vision', code="")
+    for image in images:
+        problem = image_refusal(image.mimeType, image.data)
+        if problem is not None:
+            raise errors.upstream_error(problem)
+
+
+def _images(item: Rendered) -> list[DataPart]:
+    found: list[DataPart] = []
+    for part in item.parts:
+        if isinstance(part, DataPart):
+            found.append(part)
+        elif isinstance(part, ToolResultPart):
+            found.extend(p for p in part.content if isinstance(p, DataPart))
+    return found
+
+
+def _output_limit(options: dict[str, Any], model: ModelInfo) -> int | None:
+    limits = [model.maxOutputTokens] if model.maxOutputTokens > 0 else []
+    asked = options.get("max_tokens")
+    if asked is not None:
+        limits.append(max(0, int(asked)))
+    return min(limits) if limits else None
