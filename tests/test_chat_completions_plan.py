@@ -133,7 +133,7 @@ def test_sampling_options_map_to_copilots_keys() -> None:
     assert got.chat.modelOptions == {
         "max_tokens": 80,
         "temperature": 1.5,
-        "stop": ["END"],
+        "stop": "END",
         "frequency_penalty": 0.5,
         "presence_penalty": -0.5,
     }
@@ -141,8 +141,10 @@ def test_sampling_options_map_to_copilots_keys() -> None:
     assert got.stop_sequences == ["END"]  # still cut by the bridge too
 
 
-def test_a_single_stop_string_goes_as_a_list() -> None:
-    assert plan(stop="##").chat.modelOptions == {"stop": ["##"]}
+def test_stop_goes_as_one_string() -> None:
+    # Copilot's option check keeps strings and drops lists (LanguageModelOptions.convert).
+    assert plan(stop="##").chat.modelOptions == {"stop": "##"}
+    assert plan(stop=["a", "b"]).chat.modelOptions == {"stop": "a"}
 
 
 @pytest.mark.parametrize("effort", ["none", "minimal", "low", "medium", "high", "xhigh"])

@@ -71,7 +71,7 @@ def test_options_go_under_copilots_keys_and_effort_in_model_configuration() -> N
     assert chat.modelOptions == {
         "max_tokens": 50,
         "temperature": 0.3,
-        "stop": ["END"],
+        "stop": "END",
         "frequency_penalty": 0.1,
         "presence_penalty": 0.2,
     }

@@ -333,7 +333,7 @@ def test_the_editor_gets_a_request_copilot_accepts(server: BridgeServer, dialect
     assert sent["modelOptions"]["max_tokens"] == 4000
     assert sent["modelOptions"]["temperature"] == 0.5
     if dialect != "responses":  # Responses has no stop sequences
-        assert sent["modelOptions"]["stop"] == [STOP]
+        assert sent["modelOptions"]["stop"] == STOP  # one string: Copilot drops a list
     assert sent["modelConfiguration"] == {"reasoningEffort": "low"}
     # Tools: valid names, a description, schemas Copilot's upstream takes.
     tools = {tool["name"]: tool for tool in sent["tools"]}

@@ -173,7 +173,7 @@ def test_generation_config_options_and_thinking() -> None:
     assert got.chat.modelOptions == {
         "presence_penalty": 0.5,
         "frequency_penalty": 0.25,
-        "stop": ["END"],
+        "stop": "END",
     }
     assert got.chat.modelConfiguration == {"reasoningEffort": "medium"}
     assert got.include_thoughts is True

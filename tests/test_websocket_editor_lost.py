@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import signal
 import time
 from typing import Any
 
@@ -83,7 +82,7 @@ async def test_editor_killed_mid_turn_fails_every_websocket_turn_then_closes_100
                 started.append(await until_first_delta(ws))
 
             server.release()  # this test ends the server itself
-            server.process.send_signal(signal.SIGKILL)  # the editor dies, no goodbye
+            server.process.kill()  # the editor dies, no goodbye
             server.process.wait(timeout=WAIT)
 
             for ws, first in zip(busy, started, strict=True):

@@ -7,6 +7,9 @@ configuration schema has it: the editor extension checks). `top_p`, a reasoning 
 response format have no way through: README says so, and the bridge logs them at debug.
 The bridge still cuts the output at `max_tokens` and at the stop sequences itself (a provider
 that ignores them, and a stop sequence that spans two streamed parts).
+`stop` goes as one string: Copilot's option check admits a list but then keeps only numbers,
+booleans and strings (`LanguageModelOptions.convert`), so a list would vanish. The first stop
+sequence ends the model's answer natively; the bridge cuts at every one of them as before.
 """
 
 from __future__ import annotations
@@ -37,7 +40,7 @@ def model_options(options: RequestOptions) -> dict[str, Any]:
     given: dict[str, Any] = {
         "max_tokens": options.max_tokens,
         "temperature": options.temperature,
-        "stop": list(options.stop) or None,
+        "stop": options.stop[0] if options.stop else None,
         "frequency_penalty": options.frequency_penalty,
         "presence_penalty": options.presence_penalty,
     }
