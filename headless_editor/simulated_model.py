@@ -78,7 +78,8 @@ class SimulatedModel:
         sent = request  # what reached the editor, for a script's `request` reply
         seen = copilot_view(request, model) if self.copilot_rules else _permissive(request)
         request = seen.request
-        matched = rules.match(request.messages) if rules is not None else None
+        # A script matches what reached the editor (its author wrote the client's turns).
+        matched = rules.match(sent.messages) if rules is not None else None
         reply: Reply = list(default_reply(request)) if matched is None else matched.reply
         if self.copilot_rules:
             reply = _stopped(reply, request.modelOptions.get("stop"))

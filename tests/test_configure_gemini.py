@@ -107,7 +107,7 @@ def test_fresh_files_get_the_bridge_its_model_and_the_api_key_sign_in(
     assert parse_dotenv(env.read_text()) == {
         "GOOGLE_GEMINI_BASE_URL": gemini_bridge.root_url,
         "GEMINI_API_KEY": PLACEHOLDER_KEY,
-        "GEMINI_MODEL": "sim-echo",  # the aliases are not the editor's own models
+        "GEMINI_MODEL": "sim-gemini",  # the editor's Gemini model, not an alias
     }
     settings = json.loads((folder / "settings.json").read_text())
     assert settings == {"security": {"auth": {"selectedType": "gemini-api-key"}}}
@@ -117,7 +117,7 @@ def test_fresh_files_get_the_bridge_its_model_and_the_api_key_sign_in(
     assert f'GOOGLE_GEMINI_BASE_URL: (none) -> "{gemini_bridge.root_url}"' in out
     assert f'GEMINI_API_KEY: (none) -> "{PLACEHOLDER_KEY}"' in out
     assert 'security.auth.selectedType: (none) -> "gemini-api-key"' in out
-    assert "Gemini CLI asks for 'sim-echo' (128000 input tokens)." in out
+    assert "Gemini CLI asks for 'sim-gemini' (128000 input tokens)." in out
     assert "folders you trust" in out
 
 
@@ -162,7 +162,7 @@ def test_dry_run_prints_the_changes_and_writes_nothing(
     assert configure(gemini_bridge, "--dry-run", "--json") == 0
     outcome = json.loads(capsys.readouterr().out)
     assert outcome["dryRun"] is True and outcome["written"] is False
-    assert {"key": "GEMINI_MODEL", "old": "old", "new": "sim-echo"} in outcome["changes"]
+    assert {"key": "GEMINI_MODEL", "old": "old", "new": "sim-gemini"} in outcome["changes"]
     assert sorted(p.name for p in folder.iterdir()) == [".env"]
     assert (folder / ".env").read_text() == "GEMINI_MODEL=old\n"
 

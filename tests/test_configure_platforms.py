@@ -15,6 +15,7 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
+from configure_runs import run_configure
 from conftest import REPO_ROOT, BridgeServer
 
 from bridge.configure.claude_settings import claude_config_dir
@@ -144,24 +145,8 @@ def test_configure_codex_keeps_a_crlf_config(bridge_server: BridgeServer, tmp_pa
     config.write_bytes(b'# mine\r\nmodel = "o3"\r\n\r\n[profiles.fast]\r\nmodel = "o4-mini"\r\n')
     env = {**os.environ, "CODEX_HOME": str(home)}
     env.pop("MAESTRO_BRIDGE_API_KEY", None)
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "bridge.cli",
-            "configure",
-            "codex",
-            "--base-url",
-            bridge_server.base_url,
-            "--model",
-            "sim-echo",
-        ],
-        cwd=REPO_ROOT,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=60,
+    result = run_configure(
+        "codex", ["--base-url", bridge_server.base_url, "--model", "sim-echo"], env, REPO_ROOT
     )
     assert result.returncode == 0, result.stdout + result.stderr
     data = config.read_bytes()

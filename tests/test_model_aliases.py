@@ -256,6 +256,8 @@ async def test_served_aliases(
         ("sim-echo", None),
         ("sim-reasoning", None),
         ("sim-bench", None),
+        ("sim-gemini", None),
+        ("sim-text-only", None),
         ("gpt-5.5", "sim-echo"),
         ("o-think", "sim-reasoning"),
     ]

@@ -1,6 +1,9 @@
 """Messages sampling and thinking options -> the editor's model options (pure functions).
 
-`max_tokens`, `temperature` and `stop_sequences` pass on (`top_p` has no way through Copilot).
+`max_tokens` and `temperature` pass on (`top_p` has no way through Copilot). `stop_sequences`
+are cut by the bridge, not sent: a model stopped natively ends as if it had finished, and the
+answer could no longer say `stop_reason: "stop_sequence"` and which one (the bridge cancels
+the model's request as soon as it cuts, so little is generated past it).
 The editor's reasoning option is an effort, as in the Responses dialect (`reasoningEffort`).
 So `output_config.effort` passes through (Anthropic's `max` is the top effort, `xhigh`), a
 thinking budget becomes low/medium/high, and disabled thinking is effort `none`. Keys that
@@ -64,7 +67,7 @@ def model_options(request: MessagesRequest) -> RequestOptions:
     return RequestOptions(
         max_tokens=request.max_tokens,
         temperature=request.temperature,
-        stop=list(request.stop_sequences or []),
+        # stop_sequences: cut by the bridge only, to report which one ended the answer.
         reasoning_effort=reasoning_effort(request),
         not_passed=("top_p",) if request.top_p is not None else (),
     )
