@@ -14,6 +14,7 @@ from typing import Any
 
 from bridge import __version__
 from bridge.configure.arguments import add_configure, run_configure
+from bridge.usage import command as usage_command
 
 DEFAULT_PORT = 23335
 API_KEY_ENV = "MAESTRO_BRIDGE_API_KEY"
@@ -86,7 +87,9 @@ def _parser() -> argparse.ArgumentParser:
         help="close WebSocket connections after this long (default 3600, as OpenAI does)",
     )
     _add_security_options(serve)
+    usage_command.add_serve_options(serve)
     add_configure(sub)
+    usage_command.add_usage_command(sub)
     return parser
 
 
@@ -244,6 +247,8 @@ def main(argv: list[str] | None = None) -> int:
         return run_stdio()
     if args.command == "configure":
         return run_configure(args)
+    if args.command == "usage":
+        return usage_command.run_usage(args)
     return _serve(args)
 
 
@@ -273,6 +278,7 @@ def _serve(args: argparse.Namespace) -> int:
         "defaultModel": args.default_model,
         "keepaliveSeconds": args.keepalive_seconds,
         **_security_options(args),
+        **usage_command.serve_options(args),
     }
     if args.websocket_max_seconds is not None:
         options.setdefault("limits", {})["websocketMaxSeconds"] = args.websocket_max_seconds

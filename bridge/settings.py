@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from bridge.core.models import ModelNames
+from bridge.usage.ledger import DEFAULT_RETENTION_DAYS
+from bridge.usage.location import default_usage_path
 
 DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024  # several base64 images fit
 # Request bytes held at once across requests, sized for a 2-core, 8 GB laptop: a body costs
@@ -65,6 +68,22 @@ class Limits(BaseModel):
     answerCheckSeconds: float = Field(default=DEFAULT_ANSWER_CHECK_SECONDS, gt=0, le=60)
 
 
+class UsageSettings(BaseModel):
+    """The usage ledger (bridge/usage/): where it is kept, and for how long."""
+
+    model_config = ConfigDict(extra="ignore")
+    # The SQLite file: "" (the default) is the user's state folder (bridge/usage/location.py),
+    # "none" records nothing.
+    database: str = ""
+    retentionDays: int = Field(default=DEFAULT_RETENTION_DAYS, ge=1)
+
+    def path(self) -> Path | None:
+        """The ledger's file, or None when it is off."""
+        if self.database.strip().lower() == "none":
+            return None
+        return Path(self.database).expanduser() if self.database.strip() else default_usage_path()
+
+
 class BridgeSettings(BaseModel):
     model_config = ConfigDict(extra="ignore")
     protocolVersion: int = 1
@@ -88,6 +107,7 @@ class BridgeSettings(BaseModel):
     # (bridge/core/models.py).
     modelAliases: dict[str, str] = Field(default_factory=dict)
     defaultModel: str | None = None
+    usage: UsageSettings = Field(default_factory=UsageSettings)
 
     def model_names(self) -> ModelNames:
         return ModelNames(dict(self.modelAliases), self.defaultModel or None)

@@ -14,12 +14,14 @@ that is still running fails the run, by name, and is killed (see tests/processes
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import itertools
 import json
 import os
 import queue
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -51,6 +53,12 @@ STOP_TIMEOUT = 10.0
 LISTENING = re.compile(r"^Listening on (http://\S+/v1)\s*$")
 STDERR_TAIL = 20_000  # characters of server stderr shown with a failure
 SERVE = (sys.executable, "-m", "bridge.cli", "serve")
+
+# The usage ledger of every bridge the tests start (in this process or not) goes to a folder
+# of this run's, never to the user's state folder (bridge/usage/location.py).
+TEST_STATE_HOME = tempfile.mkdtemp(prefix="maestro-test-state-")
+os.environ["XDG_STATE_HOME"] = TEST_STATE_HOME
+atexit.register(shutil.rmtree, TEST_STATE_HOME, ignore_errors=True)
 
 __all__ = ["child_pids", "is_lsp_command", "is_running"]  # also used by other test modules
 

@@ -7,6 +7,7 @@ from typing import Any
 from bridge.anthropic.plan import MessagesPlan, parse_messages_request, plan_messages
 from bridge.core.backend import Backend, ModelInfo
 from bridge.core.models import ModelNames, resolve_model
+from bridge.core.request_tags import note_request
 from bridge.core.structured_output import DEFAULT_CHECK_SECONDS, checked_format
 from bridge.core.token_limits import check_context_length
 
@@ -16,6 +17,7 @@ async def plan_body(
 ) -> tuple[MessagesPlan, ModelInfo]:
     """Parse, resolve the model, plan (raises ApiError: 400 bad input, 404 unknown model)."""
     request = parse_messages_request(body)
+    note_request("anthropic", request.model, bool(request.stream))
     model = resolve_model(request.model, await backend.list_models(), names)
     return plan_messages(request, model), model
 

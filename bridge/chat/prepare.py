@@ -7,6 +7,7 @@ from typing import Any
 from bridge.chat.plan import CompletionPlan, parse_completion_request, plan_completion
 from bridge.core.backend import Backend, ModelInfo
 from bridge.core.models import ModelNames, resolve_model
+from bridge.core.request_tags import note_request
 from bridge.core.structured_output import DEFAULT_CHECK_SECONDS, checked_format
 from bridge.core.token_limits import check_context_length
 
@@ -16,6 +17,7 @@ async def plan_body(
 ) -> tuple[CompletionPlan, ModelInfo]:
     """Parse, resolve the model, plan (raises ApiError: 400 bad input, 404 unknown model)."""
     request = parse_completion_request(body)
+    note_request("chat", request.model, bool(request.stream))
     model = resolve_model(request.model, await backend.list_models(), names)
     return plan_completion(request, model), model
 

@@ -6,6 +6,7 @@ from typing import Any
 
 from bridge.core.backend import Backend, ModelInfo
 from bridge.core.models import ModelNames, resolve_model
+from bridge.core.request_tags import note_request
 from bridge.core.structured_output import DEFAULT_CHECK_SECONDS, checked_format
 from bridge.core.token_limits import check_context_length
 from bridge.gemini.plan import GeminiPlan, parse_generate_request, plan_generate
@@ -22,6 +23,7 @@ async def plan_body(
     """Parse, resolve the path's model, plan (raises ApiError: 400 bad input, 404 unknown model)."""
     request = parse_generate_request(body)
     name = model_id(model_name)
+    note_request("gemini", name, stream)
     model = resolve_model(name, await backend.list_models(), names)
     return plan_generate(request, name, model, stream), model
 

@@ -27,6 +27,7 @@ from bridge.http.error_shapes import error_response
 from bridge.http.json_body import strict_json_response
 from bridge.responses import routes as responses
 from bridge.settings import BridgeSettings
+from bridge.usage import wiring as usage
 
 log = logging.getLogger(__name__)
 
@@ -84,7 +85,7 @@ def create_app(backend: Backend, settings: BridgeSettings) -> web.Application:
     app.middlewares.append(read_body_first(settings.limits, app[BODY_BUDGET]))
     app.middlewares.append(concurrency_middleware)
     app[MODEL_SLOTS] = ModelSlots(settings.limits.maxConcurrentRequests)
-    app[BACKEND] = TimedBackend(backend, settings.limits)
+    app[BACKEND] = usage.install(app, TimedBackend(backend, settings.limits), settings)
     app[SETTINGS] = settings
     model_routes.mount(app)
     app.router.add_get("/health", health)

@@ -29,6 +29,7 @@ from bridge.core.chat_request import RequestOptions, editor_chat
 from bridge.core.errors import ApiError, from_failure_code, invalid_request
 from bridge.core.models import ModelNames
 from bridge.core.models import resolve_model as resolve_model
+from bridge.core.request_tags import note_request
 from bridge.core.structured_output import (
     DEFAULT_CHECK_SECONDS,
     OutputFormat,
@@ -103,6 +104,7 @@ async def prepare_response(
     """Model, plan and input check: what every transport does before asking the editor.
 
     `check_seconds` bounds validating a structured-output schema, and later the answer."""
+    note_request("responses", request.model, bool(request.stream))
     model = resolve_model(request.model, await backend.list_models(), names)
     plan = plan_response(request, model)
     plan.output_format = await checked_format(plan.output_format, check_seconds)

@@ -26,6 +26,7 @@ from bridge.core import strict_json
 from bridge.core.backend import Backend, EditorError
 from bridge.core.errors import ApiError, from_editor
 from bridge.core.request_limits import ModelSlots, check_request_shape
+from bridge.core.request_tags import note_request
 from bridge.http.body_budget import BODY_BUDGET, BodyBudget, Reservation, text_bytes
 from bridge.http.connection_limits import watch_responses
 from bridge.http.write_bounds import ClientStuck, WriteBounds
@@ -189,6 +190,7 @@ class ResponsesSocket:
                     plan = await prepare_response(
                         self.backend, request, self.names, self.limits.answerCheckSeconds
                     )
+                    note_request("responses", request.model, True)  # a WebSocket streams
                     plan.response["previous_response_id"] = frame.previous_response_id
                     events = remembering(
                         response_events(self.backend, plan, self.keepalive), self.items

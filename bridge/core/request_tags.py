@@ -1,0 +1,43 @@
+"""What the usage ledger records about the HTTP request behind each model request.
+
+The HTTP layer tags a request (its client, dialect and path) before any handler runs; the
+dialect adds what only it knows once the body is read (the model name the client asked for,
+whether it streams). The tags live in a context variable, so the backend wrapper that meters
+each chat with the editor (bridge/usage/meter.py) reads them without any dialect passing them.
+"""
+
+from __future__ import annotations
+
+from contextvars import ContextVar
+from dataclasses import dataclass
+
+
+@dataclass
+class RequestTags:
+    client: str = "other"
+    dialect: str = ""
+    path: str = ""
+    requested_model: str = ""
+    streamed: bool = False
+
+
+_TAGS: ContextVar[RequestTags | None] = ContextVar("maestro_request_tags", default=None)
+
+
+def tag_request(tags: RequestTags) -> None:
+    """Tags the HTTP request being handled (the current task and the tasks it starts)."""
+    _TAGS.set(tags)
+
+
+def current_tags() -> RequestTags:
+    """The tags of the request being handled; empty ones outside a request (a test, a bench)."""
+    return _TAGS.get() or RequestTags()
+
+
+def note_request(dialect: str, requested_model: str, streamed: bool) -> None:
+    """What the dialect read from the body: the model name asked for, and whether it streams."""
+    tags = _TAGS.get()
+    if tags is not None:
+        tags.dialect = dialect
+        tags.requested_model = requested_model
+        tags.streamed = streamed

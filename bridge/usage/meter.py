@@ -1,0 +1,165 @@
+"""Each chat with the editor measured and recorded: the backend wrapper of the usage ledger.
+
+One row per model request the bridge makes (a retry or a fallback is a row of its own): the
+tags of the HTTP request behind it (bridge/core/request_tags.py), the editor's usage report,
+the time to the first part and the whole, and how it ended. Where the editor reports no usage
+the bridge counts with the editor's tokenizer after the answer (a task of its own, so the
+client is not kept waiting) and marks the row estimated.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import AsyncGenerator
+
+from aiohttp import web
+
+from bridge.core import strict_json
+from bridge.core.backend import (
+    Backend,
+    ChatRequest,
+    DataPart,
+    EditorError,
+    ModelInfo,
+    ResponsePart,
+    TextPart,
+    ThinkingPart,
+    ToolCallPart,
+)
+from bridge.core.editor_failures import classify_error
+from bridge.core.editor_usage import UsageCounts, usage_counts
+from bridge.core.errors import ApiError, from_editor
+from bridge.core.request_tags import RequestTags, current_tags
+from bridge.core.token_limits import chat_input_tokens
+from bridge.usage.ledger import UsageLedger
+from bridge.usage.rows import UsageRow
+
+log = logging.getLogger(__name__)
+
+
+class _Measure:
+    """What one chat did, gathered as its parts pass."""
+
+    def __init__(self, request: ChatRequest, tags: RequestTags) -> None:
+        self.request = request
+        self.tags = tags
+        self.started = time.time()
+        self._clock = time.monotonic()
+        self.first_token_ms: float | None = None
+        self.usage: UsageCounts | None = None
+        self.output: list[str] = []
+        self.reasoning: list[str] = []
+        self.status = 200
+        self.error: str | None = None
+        self.cancelled = False
+
+    def elapsed_ms(self) -> float:
+        return round((time.monotonic() - self._clock) * 1000, 1)
+
+    def saw(self, batch: list[ResponsePart]) -> None:
+        for part in batch:
+            if isinstance(part, DataPart):
+                if part.mimeType == "usage":
+                    self.usage = usage_counts(part.data) or self.usage
+                continue
+            if self.first_token_ms is None:
+                self.first_token_ms = self.elapsed_ms()
+            if isinstance(part, TextPart):
+                self.output.append(part.value)
+            elif isinstance(part, ThinkingPart):
+                self.reasoning.append(part.value)
+            elif isinstance(part, ToolCallPart):
+                self.output.append(part.name + strict_json.encode(part.input))
+
+    def failed(self, exc: EditorError | ApiError) -> None:
+        if isinstance(exc, EditorError):
+            if classify_error(exc).kind == "too_long":
+                return  # Copilot's output limit: the answer ends as length-limited
+            exc = from_editor(exc.code, exc.message, exc.name)
+        self.status, self.error = exc.status, exc.code or exc.type
+
+    def row(self, usage: UsageCounts, estimated: bool) -> UsageRow:
+        tags = self.tags
+        return UsageRow(
+            started=self.started,
+            client=tags.client,
+            dialect=tags.dialect,
+            path=tags.path,
+            requested_model=tags.requested_model or self.request.model,
+            model=self.request.model,
+            input_tokens=usage.input_tokens,
+            cached_tokens=usage.cached_tokens,
+            output_tokens=usage.output_tokens,
+            reasoning_tokens=usage.reasoning_tokens,
+            estimated=estimated,
+            first_token_ms=self.first_token_ms,
+            duration_ms=self.elapsed_ms(),
+            status=self.status,
+            error=self.error,
+            streamed=tags.streamed,
+            cancelled=self.cancelled,
+        )
+
+
+class MeteredBackend:
+    """A Backend whose chats are recorded in the usage ledger."""
+
+    def __init__(self, backend: Backend, ledger: UsageLedger) -> None:
+        self.inner = backend
+        self.ledger = ledger
+        self._estimates: set[asyncio.Task[None]] = set()
+
+    async def list_models(self) -> list[ModelInfo]:
+        return await self.inner.list_models()
+
+    async def count_tokens(self, model: str, text: str) -> int:
+        return await self.inner.count_tokens(model, text)
+
+    async def chat(self, request: ChatRequest) -> AsyncGenerator[list[ResponsePart], None]:
+        measure = _Measure(request, current_tags())
+        parts = self.inner.chat(request)
+        try:
+            async for batch in parts:
+                measure.saw(batch)
+                yield batch
+        except (EditorError, ApiError) as exc:
+            measure.failed(exc)
+            raise
+        except (GeneratorExit, asyncio.CancelledError):
+            measure.cancelled = True
+            raise
+        finally:
+            await parts.aclose()
+            self._record(measure)
+
+    def _record(self, measure: _Measure) -> None:
+        if measure.usage is not None:
+            self.ledger.record(measure.row(measure.usage, estimated=False))
+            return
+        task = asyncio.get_running_loop().create_task(self._estimate(measure))
+        self._estimates.add(task)
+        task.add_done_callback(self._estimates.discard)
+
+    async def _estimate(self, measure: _Measure) -> None:
+        """No usage from the editor: the editor's tokenizer counts what was sent and made."""
+        model = measure.request.model
+        try:
+            input_tokens = await chat_input_tokens(self.inner, measure.request)
+            output = "".join(measure.output)
+            reasoning = "".join(measure.reasoning)
+            reasoning_tokens = await self.inner.count_tokens(model, reasoning) if reasoning else 0
+            output_tokens = await self.inner.count_tokens(model, output) if output else 0
+            usage = UsageCounts(input_tokens, output_tokens + reasoning_tokens, reasoning_tokens)
+        except EditorError:
+            usage = UsageCounts(0, 0)
+        self.ledger.record(measure.row(usage, estimated=True))
+
+    async def drain(self) -> None:
+        """Waits for the estimates still being counted (at shutdown)."""
+        if self._estimates:
+            await asyncio.gather(*self._estimates, return_exceptions=True)
+
+
+USAGE_LEDGER: web.AppKey[UsageLedger] = web.AppKey("usage_ledger", UsageLedger)

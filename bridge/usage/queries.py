@@ -1,0 +1,139 @@
+"""The ledger read back: totals and groups over a span of local days, the latest rows, and
+the tokens a budget has used. Plain functions over a connection, so that the HTTP route (in a
+worker thread) and `maestro-bridge usage` (no bridge running) give the same answer."""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+from typing import Any
+
+from bridge.usage.rows import COLUMNS
+
+DEFAULT_DAYS = 30
+MAX_RECENT = 200
+
+COUNTS = (
+    "requests",
+    "input_tokens",
+    "cached_tokens",
+    "output_tokens",
+    "reasoning_tokens",
+    "errors",
+)
+_SUMS = """COUNT(*), COALESCE(SUM(input_tokens), 0), COALESCE(SUM(cached_tokens), 0),
+    COALESCE(SUM(output_tokens), 0), COALESCE(SUM(reasoning_tokens), 0),
+    COALESCE(SUM(status >= 400), 0)"""
+_DAY = "date(started, 'unixepoch', 'localtime')"
+_GROUPS = {"by_client": "client", "by_model": "model", "by_day": _DAY}
+_GROUP_KEYS = {"by_client": "client", "by_model": "model", "by_day": "day"}
+
+
+@dataclass(frozen=True)
+class Span:
+    """Whole local days, `since` to `until` included."""
+
+    since: date
+    until: date
+
+    @classmethod
+    def last_days(cls, days: int = DEFAULT_DAYS, today: date | None = None) -> Span:
+        today = today or date.today()
+        return cls(today - timedelta(days=days - 1), today)
+
+    def bounds(self) -> tuple[float, float]:
+        """Unix seconds: local midnight of `since`, local midnight after `until`."""
+        start = datetime.combine(self.since, datetime.min.time()).timestamp()
+        end = datetime.combine(self.until + timedelta(days=1), datetime.min.time()).timestamp()
+        return start, end
+
+
+def _counts(values: tuple[Any, ...]) -> dict[str, int]:
+    return {name: int(value) for name, value in zip(COUNTS, values, strict=True)}
+
+
+def _percentile(
+    conn: sqlite3.Connection, where: str, args: tuple[float, float], q: float
+) -> float | None:
+    (count,) = conn.execute(
+        f"SELECT COUNT(*) FROM requests WHERE {where} AND first_token_ms IS NOT NULL", args
+    ).fetchone()
+    if not count:
+        return None
+    offset = min(count - 1, int(q * count))
+    (value,) = conn.execute(
+        f"SELECT first_token_ms FROM requests WHERE {where} AND first_token_ms IS NOT NULL "
+        "ORDER BY first_token_ms LIMIT 1 OFFSET ?",
+        (*args, offset),
+    ).fetchone()
+    return round(float(value), 1)
+
+
+def recent_rows(conn: sqlite3.Connection, span: Span, limit: int) -> list[dict[str, Any]]:
+    where, args = "started >= ? AND started < ?", span.bounds()
+    rows = conn.execute(
+        f"SELECT {', '.join(COLUMNS)} FROM requests WHERE {where} "
+        "ORDER BY started DESC, id DESC LIMIT ?",
+        (*args, limit),
+    ).fetchall()
+    out = []
+    for values in rows:
+        row = dict(zip(COLUMNS, values, strict=True))
+        row["started"] = (
+            datetime.fromtimestamp(row["started"]).astimezone().isoformat(timespec="seconds")
+        )
+        for flag in ("estimated", "streamed", "cancelled"):
+            row[flag] = bool(row[flag])
+        out.append(row)
+    return out
+
+
+def summary(conn: sqlite3.Connection, span: Span, recent: int = 20) -> dict[str, Any]:
+    """`GET /v1/usage`'s body (README, Usage and budgets)."""
+    where, args = "started >= ? AND started < ?", span.bounds()
+    totals: dict[str, Any] = _counts(
+        conn.execute(f"SELECT {_SUMS} FROM requests WHERE {where}", args).fetchone()
+    )
+    totals["cache_hit_ratio"] = (
+        round(totals["cached_tokens"] / totals["input_tokens"], 4)
+        if totals["input_tokens"]
+        else 0.0
+    )
+    totals["first_token_ms_p50"] = _percentile(conn, where, args, 0.5)
+    totals["first_token_ms_p95"] = _percentile(conn, where, args, 0.95)
+    body: dict[str, Any] = {
+        "object": "usage",
+        "since": span.since.isoformat(),
+        "until": span.until.isoformat(),
+        "totals": totals,
+    }
+    for group, column in _GROUPS.items():
+        rows = conn.execute(
+            f"SELECT {column}, {_SUMS} FROM requests WHERE {where} "
+            f"GROUP BY {column} ORDER BY {column}",
+            args,
+        ).fetchall()
+        body[group] = [{_GROUP_KEYS[group]: key, **_counts(rest)} for key, *rest in rows]
+    body["recent"] = recent_rows(conn, span, min(max(recent, 0), MAX_RECENT))
+    return body
+
+
+def tokens_used(
+    conn: sqlite3.Connection,
+    since: float,
+    *,
+    client: str | None = None,
+    model: str | None = None,
+) -> int:
+    """Input + output tokens since `since` (Unix seconds), of one client or model or all."""
+    sql = "SELECT COALESCE(SUM(input_tokens + output_tokens), 0) FROM requests WHERE started >= ?"
+    args: list[Any] = [since]
+    if client is not None:
+        sql += " AND client = ?"
+        args.append(client)
+    if model is not None:
+        sql += " AND model = ?"
+        args.append(model)
+    (used,) = conn.execute(sql, args).fetchone()
+    return int(used)

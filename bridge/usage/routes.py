@@ -1,0 +1,89 @@
+"""`GET /v1/usage`: the ledger's totals and groups over a span of days (README, Usage and
+budgets), behind the same key and Host/Origin rules as the API."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from aiohttp import web
+
+from bridge.core.errors import ApiError, invalid_request
+from bridge.http.json_body import strict_json_response
+from bridge.usage.ledger import open_for_reading
+from bridge.usage.meter import USAGE_LEDGER
+from bridge.usage.queries import DEFAULT_DAYS, MAX_RECENT, Span, summary
+
+
+def _day(query: dict[str, str] | Any, name: str) -> date | None:
+    text = query.get(name)
+    if text is None:
+        return None
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        raise invalid_request(
+            f"Invalid {name!r}: {text!r} is not an ISO date (YYYY-MM-DD).", param=name
+        ) from None
+
+
+def span_of(query: Any, today: date | None = None) -> Span:
+    """`?since=` and `?until=` (ISO dates, local days, both included); by default the last
+    30 days. A `since` alone runs to today, an `until` alone covers the 30 days before it."""
+    since, until = _day(query, "since"), _day(query, "until")
+    last = Span.last_days(DEFAULT_DAYS, until or today)
+    span = Span(since or last.since, until or last.until)
+    if span.since > span.until:
+        raise invalid_request(
+            f"Invalid 'since': {span.since} is after 'until' ({span.until}).", param="since"
+        )
+    return span
+
+
+def _recent(query: Any) -> int:
+    text = query.get("recent", "20")
+    if not text.isdigit() or int(text) > MAX_RECENT:
+        raise invalid_request(
+            f"Invalid 'recent': {text!r} is not a whole number from 0 to {MAX_RECENT}.",
+            param="recent",
+        )
+    return int(text)
+
+
+def read_summary(path: Path, span: Span, recent: int) -> dict[str, Any]:
+    """The summary from the file (an absent file is an empty ledger)."""
+    conn = open_for_reading(path)
+    try:
+        return summary(conn, span, recent)
+    finally:
+        conn.close()
+
+
+async def usage(request: web.Request) -> web.Response:
+    ledger = request.app.get(USAGE_LEDGER)
+    if ledger is None:
+        raise ApiError(
+            404,
+            "The usage ledger is off (--usage-db none, or the maestroBridge.usage.database "
+            "setting): nothing is recorded.",
+            code="usage_off",
+        )
+    span, recent = span_of(request.query), _recent(request.query)
+    try:
+        body = await asyncio.to_thread(read_summary, ledger.path, span, recent)
+    except sqlite3.Error as exc:
+        raise ApiError(
+            503,
+            f"The usage ledger {ledger.path} cannot be read now ({exc}). Retry shortly.",
+            type="server_error",
+            code="usage_unavailable",
+            headers={"Retry-After": "1"},
+        ) from None
+    return strict_json_response(body)
+
+
+def mount(app: web.Application) -> None:
+    app.router.add_get("/v1/usage", usage)

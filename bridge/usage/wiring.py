@@ -1,0 +1,33 @@
+"""The ledger in the application: tags on every request, `GET /v1/usage`, the metered backend."""
+
+from __future__ import annotations
+
+import asyncio
+
+from aiohttp import web
+
+from bridge.core.backend import Backend
+from bridge.settings import BridgeSettings
+from bridge.usage import routes
+from bridge.usage.ledger import UsageLedger
+from bridge.usage.meter import USAGE_LEDGER, MeteredBackend
+from bridge.usage.tagging import tag_requests
+
+
+def install(app: web.Application, backend: Backend, settings: BridgeSettings) -> Backend:
+    """`backend`, recording each chat in the ledger unless the ledger is off."""
+    app.middlewares.append(tag_requests)
+    routes.mount(app)
+    path = settings.usage.path()
+    if path is None:
+        return backend
+    ledger = UsageLedger(path, settings.usage.retentionDays)
+    metered = MeteredBackend(backend, ledger)
+    app[USAGE_LEDGER] = ledger
+
+    async def close(_: web.Application) -> None:
+        await metered.drain()
+        await asyncio.to_thread(ledger.close)  # writes what is still queued
+
+    app.on_cleanup.append(close)
+    return metered
