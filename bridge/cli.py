@@ -13,6 +13,7 @@ import sys
 from typing import Any
 
 from bridge import __version__
+from bridge.budgets import command as budget_command
 from bridge.configure.arguments import add_configure, run_configure
 from bridge.usage import command as usage_command
 
@@ -81,6 +82,12 @@ def _parser() -> argparse.ArgumentParser:
         help="answer requests for unknown model names with MODEL (default: 404)",
     )
     serve.add_argument(
+        "--fallback-model",
+        metavar="MODEL",
+        help="ask MODEL once when the requested model fails with a rate limit, a spent quota "
+        "or a server error before its first part (default: none)",
+    )
+    serve.add_argument(
         "--websocket-max-seconds",
         type=_positive_seconds,
         metavar="SECONDS",
@@ -88,6 +95,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     _add_security_options(serve)
     usage_command.add_serve_options(serve)
+    budget_command.add_serve_options(serve)
     add_configure(sub)
     usage_command.add_usage_command(sub)
     return parser
@@ -278,7 +286,9 @@ def _serve(args: argparse.Namespace) -> int:
         "defaultModel": args.default_model,
         "keepaliveSeconds": args.keepalive_seconds,
         **_security_options(args),
+        "fallbackModel": args.fallback_model,
         **usage_command.serve_options(args),
+        **budget_command.serve_options(args),
     }
     if args.websocket_max_seconds is not None:
         options.setdefault("limits", {})["websocketMaxSeconds"] = args.websocket_max_seconds

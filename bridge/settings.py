@@ -5,8 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from bridge.budgets.spec import Budget, BudgetSyntaxError, parse_budget
 from bridge.core.models import ModelNames
 from bridge.usage.ledger import DEFAULT_RETENTION_DAYS
 from bridge.usage.location import default_usage_path
@@ -84,6 +85,40 @@ class UsageSettings(BaseModel):
         return Path(self.database).expanduser() if self.database.strip() else default_usage_path()
 
 
+class BudgetSettings(BaseModel):
+    """Token budgets (bridge/budgets/): input + output tokens per local day or calendar month,
+    counted from the usage ledger. None and [] (the defaults): no budget."""
+
+    model_config = ConfigDict(extra="ignore")
+    daily: int | None = Field(default=None, ge=1)  # every request, per local day
+    monthly: int | None = Field(default=None, ge=1)  # every request, per calendar month
+    # "SCOPE=TOKENS/PERIOD" as `--token-budget` takes it: a client name or model:EDITOR_MODEL_ID
+    # ("claude-code=2000000/day", "model:gpt-5=10000000/month").
+    scoped: list[str] = Field(default_factory=list)
+
+    @field_validator("scoped")
+    @classmethod
+    def _readable(cls, value: list[str]) -> list[str]:
+        for text in value:
+            try:
+                parse_budget(text)
+            except BudgetSyntaxError as exc:
+                raise ValueError(str(exc)) from None
+        return value
+
+    def budgets(self) -> list[Budget]:
+        """Every budget set (one per scope and period: a later one replaces an earlier)."""
+        found: dict[tuple[str, str | None, str], Budget] = {}
+        if self.daily is not None:
+            found["all", None, "day"] = Budget("all", None, "day", self.daily)
+        if self.monthly is not None:
+            found["all", None, "month"] = Budget("all", None, "month", self.monthly)
+        for text in self.scoped:
+            budget = parse_budget(text)
+            found[budget.scope, budget.name, budget.period] = budget
+        return list(found.values())
+
+
 class BridgeSettings(BaseModel):
     model_config = ConfigDict(extra="ignore")
     protocolVersion: int = 1
@@ -108,6 +143,10 @@ class BridgeSettings(BaseModel):
     modelAliases: dict[str, str] = Field(default_factory=dict)
     defaultModel: str | None = None
     usage: UsageSettings = Field(default_factory=UsageSettings)
+    budgets: BudgetSettings = Field(default_factory=BudgetSettings)
+    # The editor model asked once more when the requested one fails with a rate limit, a spent
+    # quota or a server error before its first part (bridge/core/fallback.py); None: none.
+    fallbackModel: str | None = None
 
     def model_names(self) -> ModelNames:
         return ModelNames(dict(self.modelAliases), self.defaultModel or None)

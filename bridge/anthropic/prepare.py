@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from bridge.anthropic.plan import MessagesPlan, parse_messages_request, plan_messages
+from bridge.core.admission import admit
 from bridge.core.backend import Backend, ModelInfo
 from bridge.core.models import ModelNames, resolve_model
 from bridge.core.request_tags import note_request
@@ -29,6 +30,7 @@ async def prepare_messages(
 
     `check_seconds` bounds validating a structured-output schema (and later the answer)."""
     plan, model = await plan_body(backend, body, names)
+    await admit(model.id)  # a spent token budget: refused before the editor is asked
     plan.output_format = await checked_format(plan.output_format, check_seconds)
     plan.input_tokens = await check_context_length(backend, plan.chat, model, "messages")
     return plan

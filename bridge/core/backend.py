@@ -7,11 +7,11 @@ binary data travels as base64. The same shapes go over the wire in `docs/protoco
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal, Protocol
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, TypeAdapter
 
 
 class _Wire(BaseModel):
@@ -125,6 +125,17 @@ class ChatRequest(_Wire):
     # a tool that Copilot could only be asked for in an instruction.
     clientToolNames: dict[str, str] = Field(default_factory=dict, exclude=True)
     toolCallRequired: bool = Field(default=False, exclude=True)
+    # How the request is built again for another model (a fallback, bridge/core/fallback.py):
+    # set by bridge/core/copilot/request.py, never sent.
+    _rebuild_for: Callable[[ModelInfo], ChatRequest] | None = PrivateAttr(default=None)
+
+    @property
+    def rebuild_for(self) -> Callable[[ModelInfo], ChatRequest] | None:
+        return self._rebuild_for
+
+    @rebuild_for.setter
+    def rebuild_for(self, rebuild: Callable[[ModelInfo], ChatRequest] | None) -> None:
+        self._rebuild_for = rebuild
 
 
 EditorErrorCode = Literal["NotFound", "NoPermissions", "Blocked", "Unavailable", "Timeout", "Other"]

@@ -9,9 +9,11 @@ from aiohttp import web
 
 from bridge import SERVICE_NAME, __version__
 from bridge.anthropic import routes as anthropic
+from bridge.budgets import wiring as budgets
 from bridge.chat import routes as chat
 from bridge.core.backend import Backend, EditorError
 from bridge.core.errors import ApiError, from_editor
+from bridge.core.fallback import FallbackBackend
 from bridge.core.request_limits import (
     MODEL_SLOTS,
     ModelSlots,
@@ -85,7 +87,11 @@ def create_app(backend: Backend, settings: BridgeSettings) -> web.Application:
     app.middlewares.append(read_body_first(settings.limits, app[BODY_BUDGET]))
     app.middlewares.append(concurrency_middleware)
     app[MODEL_SLOTS] = ModelSlots(settings.limits.maxConcurrentRequests)
-    app[BACKEND] = usage.install(app, TimedBackend(backend, settings.limits), settings)
+    metered = usage.install(app, TimedBackend(backend, settings.limits), settings)
+    budgets.install(app, settings)  # counts from the ledger usage.install opened
+    if settings.fallbackModel:  # outside the meter: the ledger has a row per attempt
+        metered = FallbackBackend(metered, settings.fallbackModel, settings.model_names())
+    app[BACKEND] = metered
     app[SETTINGS] = settings
     model_routes.mount(app)
     app.router.add_get("/health", health)

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bridge.core import ids
+from bridge.core.admission import admit
 from bridge.core.answer import (
     INTERNAL_ERROR,
     INTERNAL_MESSAGE,
@@ -107,6 +108,7 @@ async def prepare_response(
     note_request("responses", request.model, bool(request.stream))
     model = resolve_model(request.model, await backend.list_models(), names)
     plan = plan_response(request, model)
+    await admit(model.id)  # a spent token budget: refused before the editor is asked
     plan.output_format = await checked_format(plan.output_format, check_seconds)
     plan.check_seconds = check_seconds
     await check_input(backend, plan, model)

@@ -14,6 +14,7 @@ import queue
 import sqlite3
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from bridge.usage.rows import CREATE_TABLE, INSERT, SCHEMA_VERSION, UsageRow, row_values
@@ -60,9 +61,13 @@ class UsageLedger:
         self._failing = False  # a run of failures is logged once
         self._thread = threading.Thread(target=self._write_rows, name="usage-ledger", daemon=True)
         self._opened = threading.Event()
+        # Told of each row as it is recorded (token budgets count this process's rows at once).
+        self.listeners: list[Callable[[UsageRow], None]] = []
         self._thread.start()
 
     def record(self, row: UsageRow) -> None:
+        for listener in self.listeners:
+            listener(row)
         try:
             self._rows.put_nowait(row)
         except queue.Full:

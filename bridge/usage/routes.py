@@ -11,6 +11,7 @@ from typing import Any
 
 from aiohttp import web
 
+from bridge.budgets.guard import BUDGET_GUARD
 from bridge.core.errors import ApiError, invalid_request
 from bridge.http.json_body import strict_json_response
 from bridge.usage.ledger import open_for_reading
@@ -82,6 +83,8 @@ async def usage(request: web.Request) -> web.Response:
             code="usage_unavailable",
             headers={"Retry-After": "1"},
         ) from None
+    guard = request.app.get(BUDGET_GUARD)
+    body["budgets"] = [use.as_json() for use in await guard.uses()] if guard else []
     return strict_json_response(body)
 
 

@@ -9,6 +9,7 @@ messages.py (the conversation's parts).
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Literal
 
 from bridge.core.backend import ChatMessage, ChatRequest, ChatTool, ModelInfo
@@ -31,6 +32,14 @@ def copilot_request(
 
     Raises ApiError 400 for what no Copilot model could answer (images to a model without
     image input)."""
+    rebuild = partial(
+        copilot_request,
+        messages=messages,
+        tools=tools,
+        tool_mode=tool_mode,
+        options=options,
+        justification=justification,
+    )
     names = ToolNames()
     family = Family.of(model.family or model.id)
     editor_tools = [_tool(tool, names, family) for tool in tools]
@@ -40,7 +49,7 @@ def copilot_request(
         # First, with the other system-like text: the last message stays the client's.
         shaped.insert(0, instruction_message())
         tool_mode = "auto"
-    return ChatRequest(
+    request = ChatRequest(
         model=model.id,
         messages=shaped,
         tools=editor_tools,
@@ -51,6 +60,16 @@ def copilot_request(
         clientToolNames=names.to_client,
         toolCallRequired=required_by_instruction,
     )
+    request.rebuild_for = rebuild
+    return request
+
+
+def copilot_request_for(request: ChatRequest, model: ModelInfo) -> ChatRequest | None:
+    """The same request shaped for another model (its family's schemas, its image input),
+    from what the client sent; None for a request not built by `copilot_request`."""
+    if request.rebuild_for is None:
+        return None
+    return request.rebuild_for(model)
 
 
 def _tool(tool: ChatTool, names: ToolNames, family: Family) -> ChatTool:
