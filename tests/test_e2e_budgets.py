@@ -26,6 +26,7 @@ from conftest import BridgeServer, StartServer, running_bridge_server
 from copilot_errors_http import DIALECTS, ask
 from plain_http import Reply, post
 
+
 @pytest.fixture
 def start(bridge_server_factory: StartServer) -> StartServer:
     return bridge_server_factory

@@ -23,6 +23,8 @@ from bridge.core.models import ModelNames, resolve_model
 
 log = logging.getLogger(__name__)
 
+_WHAT = {"rate_limited": "a rate limit", "quota": "a spent quota", "upstream": "a server error"}
+
 
 def falls_back(failure: Failure) -> bool:
     """A failure another model may not have: a rate limit, a spent quota, a server error."""
@@ -104,7 +106,7 @@ class FallbackBackend:
         log.info(
             "The editor failed %s with %s before any output; asking the fallback model %s once",
             request.model,
-            failure.kind.replace("_", " "),
+            _WHAT.get(failure.kind, failure.kind),
             model.id,
         )
         return rebuilt
