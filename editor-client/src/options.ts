@@ -2,7 +2,7 @@
 // Pure (no vscode import) so it is unit-tested. Only what the user set is sent: the server's
 // defaults (bridge/settings.py) stay the one place that defines them.
 
-import { PROTOCOL_VERSION, type InitializationOptions, type Limits } from './protocol';
+import { PROTOCOL_VERSION, type Budgets, type InitializationOptions, type Limits } from './protocol';
 
 export const LIMIT_NAMES = [
   'maxBodyBytes',
@@ -39,6 +39,10 @@ export const OPTIONAL_SETTINGS: readonly string[] = [
   'allowedHosts',
   'allowedOrigins',
   ...LIMIT_NAMES.map((name) => `limits.${name}`),
+  'budgets.daily',
+  'budgets.monthly',
+  'budgets.scoped',
+  'fallbackModel',
 ];
 
 /** Always sent: the extension's port default (23335) is not the server's (0). */
@@ -118,6 +122,31 @@ export function buildInitializationOptions(endpoint: Endpoint, set: UserValues):
     else ignored.push(key);
   }
   if (Object.keys(limits).length > 0) options.limits = limits;
+  const budgets = buildBudgets(set, has, ignored);
+  if (Object.keys(budgets).length > 0) options.budgets = budgets;
+  if (has('fallbackModel')) {
+    const value = set['fallbackModel'];
+    if (typeof value !== 'string') ignored.push('fallbackModel');
+    else if (value.trim() !== '') options.fallbackModel = value.trim(); // empty: none, the default
+  }
   // Ranges (minimums) are the server's to check: it refuses to start and says which value is wrong.
   return { options, ignored };
+}
+
+/** Token budgets: whole numbers of tokens, and "SCOPE=N/PERIOD" texts the server reads. */
+function buildBudgets(set: UserValues, has: (key: string) => boolean, ignored: string[]): Budgets {
+  const budgets: Budgets = {};
+  for (const name of ['daily', 'monthly'] as const) {
+    const key = `budgets.${name}`;
+    if (!has(key)) continue;
+    const value = set[key];
+    if (isNumber(value) && Number.isInteger(value)) budgets[name] = value;
+    else ignored.push(key);
+  }
+  if (has('budgets.scoped')) {
+    const list = stringList(set['budgets.scoped']);
+    if (list === undefined) ignored.push('budgets.scoped');
+    else if (list.length > 0) budgets.scoped = list;
+  }
+  return budgets;
 }

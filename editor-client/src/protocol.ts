@@ -120,6 +120,17 @@ export interface InitializationOptions {
   allowedHosts?: string[];
   allowedOrigins?: string[];
   limits?: Limits;
+  /** Token budgets (README, Budgets); absent: none. */
+  budgets?: Budgets;
+  /** The model asked once when the requested one fails with a rate limit, quota or server error. */
+  fallbackModel?: string;
+}
+
+/** Input + output tokens allowed per local day / calendar month; `scoped`: "SCOPE=N/PERIOD". */
+export interface Budgets {
+  daily?: number;
+  monthly?: number;
+  scoped?: string[];
 }
 
 export interface ServerReadyParams { url: string; host: string; port: number }

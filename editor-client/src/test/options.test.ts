@@ -86,6 +86,46 @@ describe('buildInitializationOptions', () => {
   });
 });
 
+describe('budgets and the fallback model', () => {
+  it('passes the budgets and the fallback model the user set', () => {
+    const { options, ignored } = buildInitializationOptions(endpoint, {
+      'budgets.daily': 2000000,
+      'budgets.monthly': 30000000,
+      'budgets.scoped': ['claude-code=500000/day', ' model:gpt-5=10000000/month ', ''],
+      fallbackModel: ' gpt-5-mini ',
+    });
+    assert.deepEqual(ignored, []);
+    assert.deepEqual(options.budgets, {
+      daily: 2000000,
+      monthly: 30000000,
+      scoped: ['claude-code=500000/day', 'model:gpt-5=10000000/month'],
+    });
+    assert.equal(options.fallbackModel, 'gpt-5-mini');
+  });
+
+  it('sends no budgets and no fallback model when none is set (null, empty)', () => {
+    const { options, ignored } = buildInitializationOptions(endpoint, {
+      'budgets.daily': null,
+      'budgets.scoped': [],
+      fallbackModel: '',
+    });
+    assert.deepEqual(ignored, []);
+    assert.equal('budgets' in options, false);
+    assert.equal('fallbackModel' in options, false);
+  });
+
+  it('ignores budgets of the wrong type and says which', () => {
+    const { options, ignored } = buildInitializationOptions(endpoint, {
+      'budgets.daily': 1.5,
+      'budgets.monthly': '100',
+      'budgets.scoped': 'claude-code=1/day',
+      fallbackModel: 3,
+    });
+    assert.deepEqual(ignored, ['budgets.daily', 'budgets.monthly', 'budgets.scoped', 'fallbackModel']);
+    assert.equal('budgets' in options, false);
+  });
+});
+
 describe('the settings package.json contributes', () => {
   const manifest = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8')) as {
     contributes: { configuration: { properties: Record<string, { default?: unknown; markdownDescription?: string; description?: string }> } };
