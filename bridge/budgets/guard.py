@@ -154,7 +154,7 @@ class BudgetGuard:
         self._next = _Reading(starts, [reset for _, reset in bounds], zeros, list(zeros), 0.0)
         try:
             used = await asyncio.to_thread(self._query, starts)
-        except sqlite3.Error as exc:
+        except (sqlite3.Error, OSError) as exc:
             if not self._unreadable:
                 log.warning(
                     "Token budgets cannot read the usage ledger %s (%s); requests are let "
