@@ -106,7 +106,7 @@ class FallbackBackend:
         log.info(
             "The editor failed %s with %s before any output; asking the fallback model %s once",
             request.model,
-            _WHAT.get(failure.kind, failure.kind),
+            "a rate limit" if failure.upstream_status == 429 else _WHAT[failure.kind],
             model.id,
         )
         return rebuilt
