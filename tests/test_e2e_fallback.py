@@ -88,6 +88,8 @@ def test_the_fallback_answers_after_a_rate_limit_quota_or_server_error(
         assert (first["model"], first["status"], first["error"]) == ("sim-echo", status, code)
         assert (second["model"], second["status"], second["error"]) == (FALLBACK, 200, None)
         assert second["requested_model"] == first["requested_model"] == "sim-echo"
+        # The refused attempt read nothing: no tokens for it, none against a budget.
+        assert (first["input_tokens"], first["output_tokens"]) == (0, 0)
         assert second["input_tokens"] > 0 and second["output_tokens"] > 0
         assert f"asking the fallback model {FALLBACK} once" in server.stderr_text()
 

@@ -4,7 +4,8 @@ One row per model request the bridge makes (a retry or a fallback is a row of it
 tags of the HTTP request behind it (bridge/core/request_tags.py), the editor's usage report,
 the time to the first part and the whole, and how it ended. Where the editor reports no usage
 the bridge counts with the editor's tokenizer after the answer (a task of its own, so the
-client is not kept waiting) and marks the row estimated.
+client is not kept waiting) and marks the row estimated; a request the editor failed before
+any part counts no tokens (nothing was read or answered).
 """
 
 from __future__ import annotations
@@ -137,6 +138,11 @@ class MeteredBackend:
     def _record(self, measure: _Measure) -> None:
         if measure.usage is not None:
             self.ledger.record(measure.row(measure.usage, estimated=False))
+            return
+        if measure.error is not None and measure.first_token_ms is None:
+            # Refused before any part (a rate limit, a spent quota, a bad request): the model
+            # read nothing the client is billed for, and budgets must not count it.
+            self.ledger.record(measure.row(UsageCounts(0, 0), estimated=False))
             return
         task = asyncio.get_running_loop().create_task(self._estimate(measure))
         self._estimates.add(task)
