@@ -171,7 +171,7 @@ def test_claude_small_model_is_written_and_reported(
     assert outcome["smallModel"] == outcome["haikuModel"] == "gpt-5-mini"
     assert outcome["backup"] is not None and Path(outcome["backup"]).exists()
     assert (
-        "Its background requests (prompt hooks, summaries, titles) go to 'gpt-5-mini'."
+        "Its background requests (prompt hooks and other one-shot helpers) go to 'gpt-5-mini'."
         in (outcome["report"])
     )
 

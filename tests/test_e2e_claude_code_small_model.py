@@ -4,10 +4,11 @@ the main model.
 
 In print mode Claude Code 2.1.330 sends one main request per turn and, as background work,
 each prompt hook (`"type": "prompt"` in its settings) to its small-fast model: measured here
-with a UserPromptSubmit and a Stop hook. (Its titles, summaries and other helpers of the
-interactive mode go to the same model, read in its bundle, where one function picks the
-small-fast model for all of them.) A recording proxy between the CLI and the bridge keeps the
-model each request asked for; the bridge answers every one (a hook gets `{"ok": true}`).
+with a UserPromptSubmit and a Stop hook. (Read in its bundle: one function picks the
+small-fast model for its other one-shot helpers too; session names and away summaries fork
+the main conversation and stay on the main model.) A recording proxy between the CLI and the
+bridge keeps the model each request asked for; the bridge answers every one (a hook gets
+`{"ok": true}`).
 """
 
 from __future__ import annotations

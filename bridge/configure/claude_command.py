@@ -118,7 +118,7 @@ def report_lines(outcome: Outcome, choice: ClaudeChoice, changes: list[Change]) 
     lines.append(f"Claude Code asks for {choice.model!r}{tokens}; {families}.")
     if outcome.small_model is not None:
         lines.append(
-            f"Its background requests (prompt hooks, summaries, titles) go to "
+            f"Its background requests (prompt hooks and other one-shot helpers) go to "
             f"{outcome.small_model!r}."
         )
     if window is not None and window < CLAUDE_MIN_COMPACT_WINDOW:

@@ -37,7 +37,7 @@ class ClaudeSettings:
     family_models: Mapping[str, str]  # "opus" / "sonnet" / "haiku" -> model id
     context_window: int | None
     # `--small-model`: also the haiku model. Claude Code 2.1.330 sends its background requests
-    # (prompt hooks, memory and web-page digests, ...) to ANTHROPIC_SMALL_FAST_MODEL when set,
+    # (prompt hooks, web-page digests, ...) to ANTHROPIC_SMALL_FAST_MODEL when set,
     # else to the haiku model (read in its bundle: the small-fast model wins over haiku).
     small_model: str | None = None
 

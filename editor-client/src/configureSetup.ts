@@ -14,7 +14,7 @@ export type ConfigureTarget = 'codex' | 'claude-code' | 'gemini';
 export const CHEAP_MODEL: Partial<Record<ConfigureTarget, { option: string; placeHolder: string }>> = {
   'claude-code': {
     option: '--small-model',
-    placeHolder: 'A cheaper model for Claude Code\'s background requests (prompt hooks, summaries, titles)',
+    placeHolder: 'A cheaper model for Claude Code\'s background requests (prompt hooks and other helpers)',
   },
   gemini: {
     option: '--router-model',
