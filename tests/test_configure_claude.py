@@ -336,6 +336,7 @@ def test_json_output_has_the_fields_the_vs_code_command_reads(
         "opusModel": "claude-opus-41",
         "sonnetModel": "claude-sonnet-4.5",
         "haikuModel": "claude-haiku-4.5",
+        "smallModel": None,
         "contextWindow": 128000,
         "placeholderToken": True,
         "changes": outcome["changes"],

@@ -260,6 +260,7 @@ def test_json_output_has_the_fields_the_vs_code_command_reads(
         "baseUrl": gemini_bridge.root_url,
         "model": "gemini-2.5-pro",
         "editorModel": "sim-echo",
+        "routerModel": None,
         "contextWindow": 128000,
         "placeholderKey": True,
         "changes": outcome["changes"],

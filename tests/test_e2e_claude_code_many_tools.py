@@ -11,20 +11,14 @@ test can say which tools the bridge offered for each.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import sys
-from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import aiohttp
-from aiohttp import web
 from claude_code_cli import NO_RETRIES_ENV, claude_or_skip, run_claude
 from conftest import StartServer
-from request_recording import RecordingServer
-from thread_server import serving
+from recording_proxy import recording_proxy
 
 from bridge.anthropic.plan import parse_messages_request, plan_messages
 from bridge.core.backend import ModelInfo
@@ -33,39 +27,6 @@ from bridge.core.tool_count import MAX_OFFERED_TOOLS
 MCP_SERVER = Path(__file__).parent / "mcp_many_tools.py"
 TOOL_COUNT = 150
 PROBE = "mcp__many__probe_042"
-_HOP_HEADERS = {"host", "content-length", "transfer-encoding", "connection"}
-
-
-@dataclass
-class RecordingProxy(RecordingServer):
-    """Forwards every request to `target` as it came, recording it on the way."""
-
-    target: str = ""
-
-    async def anything_else(self, request: web.Request) -> web.Response:
-        raw = await request.read()
-        self._record(request, json.loads(raw) if raw else None)
-        headers = {k: v for k, v in request.headers.items() if k.lower() not in _HOP_HEADERS}
-        async with (
-            aiohttp.ClientSession(auto_decompress=False) as session,
-            session.request(
-                request.method, self.target + request.path_qs, data=raw, headers=headers
-            ) as upstream,
-        ):
-            body = await upstream.read()
-            kept = {k: v for k, v in upstream.headers.items() if k.lower() not in _HOP_HEADERS}
-            return web.Response(status=upstream.status, body=body, headers=kept)
-
-    def messages_bodies(self) -> list[dict[str, Any]]:
-        return [r["body"] for r in self.recorded() if r["path"].startswith("/v1/messages?")]
-
-
-@contextlib.contextmanager
-def recording_proxy(target: str) -> Iterator[RecordingProxy]:
-    proxy = RecordingProxy(target=target)
-    with serving(proxy.routed_app(), "recording-proxy") as url:
-        proxy.base_url = url
-        yield proxy
 
 
 def mcp_config(tmp_path: Path) -> tuple[Path, Path]:

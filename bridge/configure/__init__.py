@@ -9,10 +9,12 @@
 - `codex_toml`: merges our keys into `$CODEX_HOME/config.toml`, keeping everything else;
 - `codex_command`: the `configure codex` subcommand itself (options, output, exit codes);
 - `claude_choice`: the models Claude Code should ask for (main, opus, sonnet, haiku);
-- `claude_settings`: merges our keys into the `env` of Claude Code's `settings.json`;
+- `claude_settings`: merges our keys (models, small-fast model) into the `env` of Claude
+  Code's `settings.json`;
 - `claude_command`: the `configure claude-code` subcommand itself;
 - `gemini_choice`: the model Gemini CLI should ask for (GEMINI_MODEL);
 - `gemini_env`: merges our variables into Gemini CLI's `.env`, read as Gemini CLI reads it;
-- `gemini_settings`: Gemini CLI's folder, and the API-key sign-in in its `settings.json`;
+- `gemini_settings`: Gemini CLI's folder, and the API-key sign-in and the router model in its
+  `settings.json`;
 - `gemini_command`: the `configure gemini` subcommand itself.
 """

@@ -48,6 +48,12 @@ def add_configure(sub: Any) -> None:
         help="the model Claude Code uses, as the bridge lists it "
         "(default: the newest Claude sonnet or opus, else the first)",
     )
+    claude.add_argument(
+        "--small-model",
+        metavar="NAME",
+        help="a cheaper model, as the bridge lists it, for Claude Code's background requests "
+        "(written as ANTHROPIC_SMALL_FAST_MODEL and ANTHROPIC_DEFAULT_HAIKU_MODEL)",
+    )
     _add_root_url(claude)
     _add_common(claude, "written as ANTHROPIC_AUTH_TOKEN")
 
@@ -61,6 +67,12 @@ def add_configure(sub: Any) -> None:
         metavar="NAME",
         help="the model Gemini CLI uses, as the bridge lists it "
         "(default: the newest Gemini pro, else the newest Gemini, else the first)",
+    )
+    gemini.add_argument(
+        "--router-model",
+        metavar="NAME",
+        help="a cheaper model, as the bridge lists it, for Gemini CLI's model router and its "
+        "other background requests (written in settings.json's modelConfigs.customOverrides)",
     )
     _add_root_url(gemini)
     _add_common(gemini, "written as GEMINI_API_KEY")
@@ -106,8 +118,14 @@ def run_configure(args: argparse.Namespace) -> int:
     configure = _configure_function(args.target)
     url = args.base_url if args.target == "codex" else args.url
     api_key = args.api_key or None
+    extra: dict[str, Any] = {}
+    if args.target == "claude-code":
+        extra["small_model"] = args.small_model
+    elif args.target == "gemini":
+        extra["router_model"] = args.router_model
     return print_outcome(
-        lambda: configure(args.model, url, api_key, args.dry_run, os.environ), args.json
+        lambda: configure(args.model, url, api_key, args.dry_run, os.environ, **extra),
+        args.json,
     )
 
 

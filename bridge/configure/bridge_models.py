@@ -114,3 +114,12 @@ def _http_error_message(url: str, exc: urllib.error.HTTPError, api_key: str | No
     with contextlib.suppress(ValueError, KeyError, TypeError, OSError):
         detail = str(json.loads(exc.read())["error"]["message"])
     return f"GET {url} failed with HTTP {exc.code}{f': {detail}' if detail else ''}."
+
+
+def listed_model(models: list[ListedModel], requested: str, option: str) -> str:
+    """`requested` when the bridge lists it (an editor id or an alias); else a ChoiceError
+    naming `option` and every listed model."""
+    if any(model.id == requested for model in models):
+        return requested
+    names = ", ".join(model.id for model in models) or "none"
+    raise ChoiceError(f"{option}: the bridge offers no model {requested!r}. Models: {names}.")

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from bridge.configure.bridge_models import bridge_root, fetch_models
+from bridge.configure.bridge_models import bridge_root, fetch_models, listed_model
 from bridge.configure.claude_choice import ClaudeChoice, choose_claude_models
 from bridge.configure.claude_settings import (
     AUTH_TOKEN_KEY,
@@ -45,6 +45,7 @@ class Outcome:
     opus_model: str
     sonnet_model: str
     haiku_model: str
+    small_model: str | None  # `--small-model`: Claude Code's background requests go there
     context_window: int | None
     placeholder_token: bool  # the bridge wants no key: the token written is a placeholder
     changes: list[dict[str, Any]]
@@ -58,12 +59,15 @@ def configure_claude(
     dry_run: bool,
     environ: Mapping[str, str],
     now: datetime | None = None,
+    small_model: str | None = None,
 ) -> Outcome:
     root = bridge_root(url)
-    choice = choose_claude_models(fetch_models(f"{root}/v1", api_key), model)
+    listed = fetch_models(f"{root}/v1", api_key)
+    choice = choose_claude_models(listed, model)
+    small = None if small_model is None else listed_model(listed, small_model, "--small-model")
     token = api_key or PLACEHOLDER_TOKEN
     settings = ClaudeSettings(
-        root, token, choice.model, choice.family_models, choice.context_window
+        root, token, choice.model, choice.family_models, choice.context_window, small
     )
     path = claude_config_dir(environ) / "settings.json"
     try:
@@ -82,7 +86,8 @@ def configure_claude(
         model=choice.model,
         opus_model=choice.family_models["opus"],
         sonnet_model=choice.family_models["sonnet"],
-        haiku_model=choice.family_models["haiku"],
+        haiku_model=small or choice.family_models["haiku"],
+        small_model=small,
         context_window=choice.context_window,
         placeholder_token=api_key is None,
         changes=SECRET.changes(changes),
@@ -108,8 +113,14 @@ def report_lines(outcome: Outcome, choice: ClaudeChoice, changes: list[Change]) 
     )
     window = choice.context_window
     tokens = f" ({window} input tokens)" if window else ""
-    families = ", ".join(f"{name} -> {model}" for name, model in choice.family_models.items())
+    family_models = {**choice.family_models, "haiku": outcome.haiku_model}
+    families = ", ".join(f"{name} -> {model}" for name, model in family_models.items())
     lines.append(f"Claude Code asks for {choice.model!r}{tokens}; {families}.")
+    if outcome.small_model is not None:
+        lines.append(
+            f"Its background requests (prompt hooks and other one-shot helpers) go to "
+            f"{outcome.small_model!r}."
+        )
     if window is not None and window < CLAUDE_MIN_COMPACT_WINDOW:
         lines.append(
             f"Claude Code compacts a conversation at {CLAUDE_MIN_COMPACT_WINDOW} tokens at the "

@@ -7,6 +7,7 @@ where the bridge goes; only these keys of `env` are ours:
     ANTHROPIC_AUTH_TOKEN         the bridge's API key, or a placeholder (sent as a Bearer token)
     ANTHROPIC_MODEL              the main model
     ANTHROPIC_DEFAULT_OPUS_MODEL, ANTHROPIC_DEFAULT_SONNET_MODEL, ANTHROPIC_DEFAULT_HAIKU_MODEL
+    ANTHROPIC_SMALL_FAST_MODEL   the small model of `--small-model` (removed without it)
     CLAUDE_CODE_AUTO_COMPACT_WINDOW   the main model's input tokens (removed when unknown)
 
 Every other key of the file and of `env` stays, in its order. The file is written back as
@@ -35,6 +36,10 @@ class ClaudeSettings:
     model: str
     family_models: Mapping[str, str]  # "opus" / "sonnet" / "haiku" -> model id
     context_window: int | None
+    # `--small-model`: also the haiku model. Claude Code 2.1.330 sends its background requests
+    # (prompt hooks, web-page digests, ...) to ANTHROPIC_SMALL_FAST_MODEL when set,
+    # else to the haiku model (read in its bundle: the small-fast model wins over haiku).
+    small_model: str | None = None
 
 
 def claude_config_dir(environ: Mapping[str, str], platform: str | None = None) -> Path:
@@ -56,7 +61,8 @@ def env_values(settings: ClaudeSettings) -> dict[str, str | None]:
         "ANTHROPIC_MODEL": settings.model,
         "ANTHROPIC_DEFAULT_OPUS_MODEL": families["opus"],
         "ANTHROPIC_DEFAULT_SONNET_MODEL": families["sonnet"],
-        "ANTHROPIC_DEFAULT_HAIKU_MODEL": families["haiku"],
+        "ANTHROPIC_DEFAULT_HAIKU_MODEL": settings.small_model or families["haiku"],
+        "ANTHROPIC_SMALL_FAST_MODEL": settings.small_model,
         "CLAUDE_CODE_AUTO_COMPACT_WINDOW": None if window is None else str(window),
     }
 

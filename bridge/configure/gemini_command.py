@@ -16,7 +16,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from bridge.configure.bridge_models import bridge_root, fetch_models
+from bridge.configure.bridge_models import bridge_root, fetch_models, listed_model
 from bridge.configure.config_file import Change, ConfigError, read_config, write_config
 from bridge.configure.gemini_choice import GeminiChoice, choose_gemini_model
 from bridge.configure.gemini_env import merge_env
@@ -48,6 +48,7 @@ class Outcome:
     base_url: str
     model: str
     editor_model: str
+    router_model: str | None  # `--router-model`: Gemini CLI's background requests go there
     context_window: int | None
     placeholder_key: bool  # the bridge wants no key: the key written is a placeholder
     changes: list[dict[str, Any]]
@@ -61,9 +62,12 @@ def configure_gemini(
     dry_run: bool,
     environ: Mapping[str, str],
     now: datetime | None = None,
+    router_model: str | None = None,
 ) -> Outcome:
     root = bridge_root(url)
-    choice = choose_gemini_model(fetch_models(f"{root}/v1", api_key), model)
+    listed = fetch_models(f"{root}/v1", api_key)
+    choice = choose_gemini_model(listed, model)
+    router = None if router_model is None else listed_model(listed, router_model, "--router-model")
     values = {
         BASE_URL_ENV: root,
         API_KEY_ENV: api_key or PLACEHOLDER_KEY,
@@ -72,7 +76,9 @@ def configure_gemini(
     folder = gemini_dir(environ)
     env_path, settings_path = folder / ".env", folder / "settings.json"
     env_text, env_changes = _merged(env_path, ENV_LABEL, lambda t: merge_env(t, values))
-    settings_text, settings_changes = _merged(settings_path, SETTINGS_LABEL, merge_settings)
+    settings_text, settings_changes = _merged(
+        settings_path, SETTINGS_LABEL, lambda t: merge_settings(t, router)
+    )
     stamp = now or datetime.now()
     env_backup = _write(env_path, env_text, env_changes, dry_run, stamp, ENV_LABEL)
     settings_backup = _write(
@@ -89,6 +95,7 @@ def configure_gemini(
         base_url=root,
         model=choice.model,
         editor_model=choice.editor_model,
+        router_model=router,
         context_window=choice.context_window,
         placeholder_key=api_key is None,
         changes=SECRET.changes(env_changes + settings_changes),
@@ -142,6 +149,11 @@ def report_lines(
         notes.append(f"{choice.context_window} input tokens")
     detail = f" ({', '.join(notes)})" if notes else ""
     lines.append(f"Gemini CLI asks for {choice.model!r}{detail}.")
+    if outcome.router_model is not None:
+        lines.append(
+            f"Its model router and background checks (next speaker, loops, summaries of "
+            f"tool output, edit fixes) ask for {outcome.router_model!r}."
+        )
     if outcome.placeholder_key:
         lines.append(
             f"The bridge wants no API key: {API_KEY_ENV} is the placeholder {PLACEHOLDER_KEY!r}."

@@ -11,6 +11,8 @@ export interface ClaudeOutcome extends FileOutcome {
   opusModel: string;
   sonnetModel: string;
   haikuModel: string;
+  /** `--small-model`: where Claude Code's background requests go (also the haiku model). */
+  smallModel: string | null;
   contextWindow: number | null;
   placeholderToken: boolean;
 }
@@ -19,13 +21,14 @@ export interface ClaudeOutcome extends FileOutcome {
 export function parseClaudeOutcome(stdout: string): ClaudeOutcome {
   return parseOutcome<ClaudeOutcome>(stdout, 'claude-code', (o) =>
     isString(o.baseUrl) && isString(o.model) && isString(o.opusModel) && isString(o.sonnetModel) &&
-    isString(o.haikuModel) && (o.contextWindow === null || typeof o.contextWindow === 'number') &&
+    isString(o.haikuModel) && (o.smallModel === null || isString(o.smallModel)) && (o.contextWindow === null || typeof o.contextWindow === 'number') &&
     typeof o.placeholderToken === 'boolean');
 }
 
 /** The one-line notification after a successful run. */
 export function claudeOutcomeMessage(o: ClaudeOutcome): string {
   const families = `opus ${o.opusModel}, sonnet ${o.sonnetModel}, haiku ${o.haikuModel}`;
-  return `Claude Code configured: ${fileMessage(o)}, model ${o.model} (${families}). ` +
+  const background = o.smallModel === null ? '' : `, background requests on ${o.smallModel}`;
+  return `Claude Code configured: ${fileMessage(o)}, model ${o.model} (${families})${background}. ` +
     'Claude Code started from now on uses the bridge.';
 }

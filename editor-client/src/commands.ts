@@ -4,7 +4,7 @@ import { execFile } from 'node:child_process';
 import * as vscode from 'vscode';
 import { claudeOutcomeMessage, parseClaudeOutcome } from './claudeSetup';
 import { aliasUpdate, outcomeMessage, parseCodexOutcome, type ConfigureOutcome, type Scope } from './codexSetup';
-import { configureArgs, configureEnv, type ConfigureTarget, type FileOutcome } from './configureSetup';
+import { CHEAP_MODEL, cheapModelItems, configureArgs, configureEnv, type ConfigureTarget, type FileOutcome } from './configureSetup';
 import type { Controller } from './controller';
 import { geminiOutcomeMessage, parseGeminiOutcome } from './geminiSetup';
 import { codexConfig, describeState, endpointUrlOf, toRpcError } from './convert';
@@ -29,6 +29,19 @@ async function pickModel(placeHolder: string): Promise<vscode.LanguageModelChat 
     { placeHolder },
   );
   return picked?.model;
+}
+
+/**
+ * The optional cheaper model for the target's background requests: a model id, `null` when
+ * the user keeps the client's default, `undefined` when the pick was dismissed (cancel).
+ */
+async function pickCheapModel(target: ConfigureTarget): Promise<string | null | undefined> {
+  const cheap = CHEAP_MODEL[target];
+  if (!cheap) return null;
+  const models = await vscode.lm.selectChatModels({});
+  const picked = await vscode.window.showQuickPick(cheapModelItems(models), { placeHolder: cheap.placeHolder });
+  if (!picked) return undefined;
+  return picked.modelId ?? null;
 }
 
 function endpointUrl(controller: Controller): string | undefined {
@@ -68,7 +81,9 @@ async function configureClient<T extends FileOutcome>(
   if (!url || !controller.python) return;
   const model = await pickModel(`The model ${spec.client} should use`);
   if (!model) return;
-  const args = configureArgs(spec.target, url, model.id);
+  const cheapModel = await pickCheapModel(spec.target);
+  if (cheapModel === undefined) return;
+  const args = configureArgs(spec.target, url, model.id, cheapModel ?? undefined);
   log.info(`$ ${controller.python} ${args.join(' ')}`);
   let outcome: T;
   try {

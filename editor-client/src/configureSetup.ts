@@ -8,11 +8,45 @@ export const API_KEY_ENV = 'MAESTRO_BRIDGE_API_KEY';
 export type ConfigureTarget = 'codex' | 'claude-code' | 'gemini';
 
 /**
- * `python ARGS`: configure `target` for `model` on the bridge at `url`, answering in JSON.
+ * The option that sends a target's background requests (Claude Code's small-fast model, Gemini
+ * CLI's model router and checks) to a cheaper model, and what the pick asks; Codex has none.
+ */
+export const CHEAP_MODEL: Partial<Record<ConfigureTarget, { option: string; placeHolder: string }>> = {
+  'claude-code': {
+    option: '--small-model',
+    placeHolder: 'A cheaper model for Claude Code\'s background requests (prompt hooks and other helpers)',
+  },
+  gemini: {
+    option: '--router-model',
+    placeHolder: 'A cheaper model for Gemini CLI\'s model router and background checks',
+  },
+};
+
+/**
+ * `python ARGS`: configure `target` for `model` on the bridge at `url`, answering in JSON;
+ * `cheapModel`, when given, for the target's background requests (see CHEAP_MODEL).
  * `--opt=value`, so that a model id starting with `-` is not taken for an option.
  */
-export function configureArgs(target: ConfigureTarget, url: string, model: string): string[] {
-  return ['-m', 'bridge.cli', 'configure', target, '--json', `--model=${model}`, `--base-url=${url}`];
+export function configureArgs(target: ConfigureTarget, url: string, model: string, cheapModel?: string): string[] {
+  const args = ['-m', 'bridge.cli', 'configure', target, '--json', `--model=${model}`, `--base-url=${url}`];
+  const cheap = CHEAP_MODEL[target];
+  if (cheap && cheapModel !== undefined) args.push(`${cheap.option}=${cheapModel}`);
+  return args;
+}
+
+/** A quick-pick entry for the cheap model: a model, or the first entry that keeps the default. */
+export interface CheapModelItem {
+  label: string;
+  description: string;
+  modelId: string | undefined;
+}
+
+/** The choices for the cheap model: "keep the default" first (the pick is optional), then each model. */
+export function cheapModelItems(models: readonly { id: string; name: string; vendor: string }[]): CheapModelItem[] {
+  return [
+    { label: 'No cheaper model', description: 'the client\'s own choice, as before', modelId: undefined },
+    ...models.map((m) => ({ label: m.name, description: `${m.vendor} · ${m.id}`, modelId: m.id })),
+  ];
 }
 
 /**

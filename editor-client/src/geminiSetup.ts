@@ -12,6 +12,8 @@ export interface GeminiOutcome extends FileOutcome {
   baseUrl: string;
   model: string;
   editorModel: string;
+  /** `--router-model`: where Gemini CLI's model router and background checks go. */
+  routerModel: string | null;
   contextWindow: number | null;
   placeholderKey: boolean;
 }
@@ -21,7 +23,7 @@ export function parseGeminiOutcome(stdout: string): GeminiOutcome {
   return parseOutcome<GeminiOutcome>(stdout, 'gemini', (o) =>
     isString(o.settings) && typeof o.settingsWritten === 'boolean' &&
     (o.settingsBackup === null || isString(o.settingsBackup)) && isString(o.baseUrl) &&
-    isString(o.model) && isString(o.editorModel) &&
+    isString(o.model) && isString(o.editorModel) && (o.routerModel === null || isString(o.routerModel)) &&
     (o.contextWindow === null || typeof o.contextWindow === 'number') &&
     typeof o.placeholderKey === 'boolean');
 }
@@ -29,6 +31,7 @@ export function parseGeminiOutcome(stdout: string): GeminiOutcome {
 /** The one-line notification after a successful run. */
 export function geminiOutcomeMessage(o: GeminiOutcome): string {
   const settings = fileMessage({ config: o.settings, written: o.settingsWritten, backup: o.settingsBackup, report: [] });
-  return `Gemini CLI configured: ${fileMessage(o)}; ${settings}; model ${o.model}. ` +
+  const router = o.routerModel === null ? '' : `, router and background checks on ${o.routerModel}`;
+  return `Gemini CLI configured: ${fileMessage(o)}; ${settings}; model ${o.model}${router}. ` +
     'Gemini CLI started from now on in a trusted folder uses the bridge.';
 }

@@ -13,6 +13,7 @@ const printed = {
   opusModel: 'claude-opus-41',
   sonnetModel: 'claude-sonnet-4.5',
   haikuModel: 'claude-haiku-4.5',
+  smallModel: null,
   contextWindow: 128000,
   placeholderToken: true,
   changes: [{ key: 'env.ANTHROPIC_AUTH_TOKEN', old: null, new: '(redacted)' }],
@@ -39,6 +40,7 @@ describe('parseClaudeOutcome', () => {
     const { haikuModel: _dropped, ...noHaiku } = printed;
     assert.throws(() => parseClaudeOutcome(JSON.stringify(noHaiku)), /unexpected shape/);
     assert.throws(() => parseClaudeOutcome(JSON.stringify({ ...printed, contextWindow: '128000' })), /unexpected shape/);
+    assert.throws(() => parseClaudeOutcome(JSON.stringify({ ...printed, smallModel: 5 })), /unexpected shape/);
   });
 });
 
@@ -50,6 +52,12 @@ describe('claudeOutcomeMessage', () => {
         'model claude-sonnet-4.5 (opus claude-opus-41, sonnet claude-sonnet-4.5, haiku claude-haiku-4.5). ' +
         'Claude Code started from now on uses the bridge.',
     );
+  });
+
+  it('names the small model of the background requests when there is one', () => {
+    const small = parseClaudeOutcome(JSON.stringify({ ...printed, smallModel: 'gpt-5-mini', haikuModel: 'gpt-5-mini' }));
+    assert.equal(small.smallModel, 'gpt-5-mini');
+    assert.match(claudeOutcomeMessage(small), /haiku gpt-5-mini\), background requests on gpt-5-mini\. /);
   });
 
   it('says when nothing changed', () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { API_KEY_ENV, configureArgs, configureEnv, fileMessage, parseOutcome, type FileOutcome } from '../configureSetup';
+import { API_KEY_ENV, cheapModelItems, configureArgs, configureEnv, fileMessage, parseOutcome, type FileOutcome } from '../configureSetup';
 
 describe('configureArgs', () => {
   it('runs the Python command of the target in JSON mode with the model and the endpoint', () => {
@@ -14,6 +14,24 @@ describe('configureArgs', () => {
 
   it('keeps a model id that starts with a dash a value', () => {
     assert.ok(configureArgs('claude-code', 'http://x/v1', '-odd').includes('--model=-odd'));
+    assert.ok(configureArgs('claude-code', 'http://x/v1', 'm', '-cheap').includes('--small-model=-cheap'));
+  });
+
+  it('adds the cheap model with the target\'s own option, and none for Codex', () => {
+    assert.deepEqual(configureArgs('claude-code', 'http://x/v1', 'claude-sonnet-4.5', 'gpt-5-mini').slice(-1), ['--small-model=gpt-5-mini']);
+    assert.deepEqual(configureArgs('gemini', 'http://x/v1', 'gemini-2.5-pro', 'gpt-5-mini').slice(-1), ['--router-model=gpt-5-mini']);
+    assert.equal(configureArgs('codex', 'http://x/v1', 'gpt-4.1', 'gpt-5-mini').length, 7);
+    assert.equal(configureArgs('claude-code', 'http://x/v1', 'claude-sonnet-4.5').length, 7);
+  });
+});
+
+describe('cheapModelItems', () => {
+  it('offers to keep the default first, then every model by name with its id', () => {
+    const items = cheapModelItems([{ id: 'gpt-5-mini', name: 'GPT-5 mini', vendor: 'copilot' }]);
+    assert.equal(items.length, 2);
+    assert.equal(items[0]?.modelId, undefined);
+    assert.equal(items[0]?.label, 'No cheaper model');
+    assert.deepEqual(items[1], { label: 'GPT-5 mini', description: 'copilot · gpt-5-mini', modelId: 'gpt-5-mini' });
   });
 });
 

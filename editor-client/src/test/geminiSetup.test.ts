@@ -15,6 +15,7 @@ const printed = {
   baseUrl: 'http://127.0.0.1:23335',
   model: 'gemini-2.5-pro',
   editorModel: 'gemini-2.5-pro',
+  routerModel: null,
   contextWindow: 128000,
   placeholderKey: true,
   changes: [{ key: 'GEMINI_MODEL', old: 'gemini-2.0-flash', new: 'gemini-2.5-pro' }],
@@ -26,6 +27,10 @@ describe('configureArgs for Gemini CLI', () => {
     assert.deepEqual(configureArgs('gemini', 'http://127.0.0.1:23335/v1', 'gemini-2.5-pro'), [
       '-m', 'bridge.cli', 'configure', 'gemini', '--json', '--model=gemini-2.5-pro', '--base-url=http://127.0.0.1:23335/v1',
     ]);
+  });
+
+  it('passes the router model the user picked as --router-model', () => {
+    assert.deepEqual(configureArgs('gemini', 'http://x/v1', 'gemini-2.5-pro', 'gpt-5-mini').slice(-1), ['--router-model=gpt-5-mini']);
   });
 });
 
@@ -51,6 +56,8 @@ describe('parseGeminiOutcome', () => {
     const { settingsWritten: _dropped, ...noSettings } = printed;
     assert.throws(() => parseGeminiOutcome(JSON.stringify(noSettings)), /unexpected shape/);
     assert.throws(() => parseGeminiOutcome(JSON.stringify({ ...printed, placeholderKey: 'yes' })), /unexpected shape/);
+    const { routerModel: _noRouter, ...older } = printed;
+    assert.throws(() => parseGeminiOutcome(JSON.stringify(older)), /unexpected shape/);
   });
 });
 
@@ -62,6 +69,12 @@ describe('geminiOutcomeMessage', () => {
         '/home/u/.gemini/settings.json was already up to date; model gemini-2.5-pro. ' +
         'Gemini CLI started from now on in a trusted folder uses the bridge.',
     );
+  });
+
+  it('names the router model when there is one', () => {
+    const routed = parseGeminiOutcome(JSON.stringify({ ...printed, routerModel: 'gpt-5-mini' }));
+    assert.equal(routed.routerModel, 'gpt-5-mini');
+    assert.match(geminiOutcomeMessage(routed), /; model gemini-2\.5-pro, router and background checks on gpt-5-mini\. /);
   });
 
   it('says when both files were written for the first time', () => {
