@@ -1,0 +1,239 @@
+"""The usage page (`GET /usage`) in a real headless Chromium against a real `serve --usage-db`.
+
+Requests come from real SDKs (openai, anthropic) and plain HTTP, so the ledger holds several
+clients and models; the page must show exactly what `GET /v1/usage` says (totals of today and
+of 30 days, the client and model tables, one chart bar per day with tokens, the recent
+requests), pick up a new request by itself without a reload, show names that hold markup as
+text, and, with `--api-key`, read the key from the URL fragment (never sent to the server) and
+explain a 401. A screenshot of each page goes to the test's folder (printed).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+import re
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+from anthropic import AsyncAnthropic
+from conftest import BridgeServer, running_bridge_server
+from devtools_browser import Page, chromium_page
+from openai import AsyncOpenAI
+
+# A requested model name and a User-Agent that are markup: the page must show them as text.
+MARKUP_MODEL = '<img src=x onerror="document.body.dataset.pwned=1">'
+MARKUP_AGENT = "<b id=ua-markup>agent</b>"
+KEY = "page-test-key-4b1d"
+
+# What the page shows, as the test reads it (text as a person sees it, per field).
+SNAPSHOT = """(() => {
+  const cells = (tr) => Object.fromEntries([...tr.cells].map((td) => [td.dataset.field, td.textContent]));
+  const rows = (id) => [...document.querySelectorAll(`#${id} tbody tr`)].map(cells);
+  const totals = (id) => Object.fromEntries([...document.querySelectorAll(`#${id} dd`)]
+    .map((dd) => [dd.dataset.field, dd.textContent]));
+  return {
+    updated: document.body.dataset.updated || '',
+    pwned: document.body.dataset.pwned || '',
+    injected: document.querySelectorAll('img, #ua-markup, b').length,
+    status: document.getElementById('status').textContent,
+    notice: document.getElementById('notice').hidden ? '' : document.getElementById('notice').textContent,
+    today: totals('today'), month: totals('month'),
+    by_client: rows('by-client'), by_model: rows('by-model'), recent: rows('recent'),
+    empty: [...document.querySelectorAll('.empty')].map((p) => p.textContent),
+    chart_peak: Number((document.querySelector('#chart svg > text') || {}).textContent?.replace(/\\D/g, '') || 0),
+    days: [...document.querySelectorAll('#chart g.day')].map((g) => ({
+      day: g.dataset.day,
+      heights: Object.fromEntries([...g.querySelectorAll('rect')]
+        .map((r) => [r.getAttribute('class'), Number(r.getAttribute('height'))])),
+      title: g.querySelector('title').textContent,
+    })),
+  };
+})()"""
+
+COUNTS = ("requests", "input_tokens", "cached_tokens", "output_tokens", "reasoning_tokens", "errors")
+
+
+def number(text: str) -> int:
+    """A count as the page shows it (`1,234`) back as an int."""
+    digits = re.sub(r"\D", "", text)
+    assert digits, f"no number in {text!r}"
+    return int(digits)
+
+
+def read_usage(server: BridgeServer, query: str, key: str | None = None) -> dict[str, Any]:
+    headers = {"Authorization": f"Bearer {key}"} if key else {}
+    request = urllib.request.Request(f"{server.base_url}/usage?{query}", headers=headers)
+    with urllib.request.urlopen(request, timeout=10) as response:
+        body: dict[str, Any] = json.loads(response.read())
+    return body
+
+
+async def ledger_holds(server: BridgeServer, requests: int, key: str | None = None) -> None:
+    """Waits until the ledger's writer thread has written `requests` rows."""
+    for _ in range(200):
+        body = await asyncio.to_thread(read_usage, server, "recent=0", key)
+        if body["totals"]["requests"] >= requests:
+            assert body["totals"]["requests"] == requests, body["totals"]
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"the ledger never held {requests} requests")
+
+
+async def make_requests(server: BridgeServer, key: str) -> int:
+    """Three clients, three requested models; the output tokens the clients were told of."""
+    openai = AsyncOpenAI(base_url=server.base_url, api_key=key, max_retries=0, timeout=30)
+    answer = await openai.responses.create(model="sim-echo", input="Hello from the openai SDK")
+    assert answer.usage is not None
+    output = answer.usage.output_tokens
+    await openai.close()
+    anthropic = AsyncAnthropic(base_url=server.root_url, api_key=key, max_retries=0, timeout=30)
+    message = await anthropic.messages.create(
+        model="sim-reasoning",
+        max_tokens=200,
+        messages=[{"role": "user", "content": "Hello from the anthropic SDK"}],
+    )
+    output += message.usage.output_tokens
+    await anthropic.close()
+    headers = {"User-Agent": MARKUP_AGENT, "Authorization": f"Bearer {key}"}
+    body = {"model": MARKUP_MODEL, "input": "Hello over plain HTTP"}
+    async with aiohttp.ClientSession() as http:
+        async with http.post(f"{server.base_url}/responses", json=body, headers=headers) as reply:
+            assert reply.status == 200, await reply.text()
+            output += (await reply.json())["usage"]["output_tokens"]
+    return output
+
+
+def check_totals(shown: dict[str, str], totals: dict[str, Any]) -> None:
+    for name in COUNTS:
+        assert number(shown[name]) == totals[name], (name, shown, totals)
+    assert shown["cache_hit_ratio"] == f"{100 * totals['cache_hit_ratio']:.1f} %"
+    for name in ("first_token_ms_p50", "first_token_ms_p95"):
+        assert number(shown[name]) == math.floor(totals[name] + 0.5), (name, shown, totals)
+
+
+def check_groups(rows: list[dict[str, str]], groups: list[dict[str, Any]], key: str) -> None:
+    assert [row[key] for row in rows] == [group[key] for group in groups]
+    for row, group in zip(rows, groups, strict=True):
+        for name in COUNTS:
+            assert number(row[name]) == group[name], (key, name, row, group)
+
+
+def check_page(snap: dict[str, Any], month: dict[str, Any], today: dict[str, Any]) -> None:
+    """Every number the page shows is the one /v1/usage gives."""
+    assert not snap["notice"], snap["notice"]
+    check_totals(snap["month"], month["totals"])
+    check_totals(snap["today"], today["totals"])
+    check_groups(snap["by_client"], month["by_client"], "client")
+    check_groups(snap["by_model"], month["by_model"], "model")
+    # One bar per day that has data, its parts in proportion to that day's tokens.
+    days = [row for row in month["by_day"] if row["requests"]]
+    assert [bar["day"] for bar in snap["days"]] == [row["day"] for row in days]
+    peak = max(row["input_tokens"] + row["output_tokens"] for row in days)
+    assert snap["chart_peak"] == peak
+    tallest = max(sum(bar["heights"].values()) for bar in snap["days"])
+    for bar, row in zip(snap["days"], days, strict=True):
+        unit = tallest / peak
+        expected = {
+            "cached": row["cached_tokens"],
+            "input": row["input_tokens"] - row["cached_tokens"],
+            "output": row["output_tokens"],
+        }
+        for part, tokens in expected.items():
+            assert abs(bar["heights"][part] - tokens * unit) < 0.01, (part, bar, row)
+        assert f"{row['input_tokens']:,} input" in bar["title"], bar["title"]
+    # The recent requests, newest first, metadata only.
+    recent = month["recent"]
+    assert len(snap["recent"]) == len(recent)
+    for shown, row in zip(snap["recent"], recent, strict=True):
+        assert shown["client"] == row["client"] and shown["dialect"] == row["dialect"]
+        assert row["model"] in shown["model"] and row["requested_model"] in shown["model"]
+        for name in ("input_tokens", "cached_tokens", "output_tokens"):
+            assert number(shown[name]) == row[name], (name, shown, row)
+        assert shown["status"].startswith(str(row["status"]))
+
+
+async def page_matches(page: Page, server: BridgeServer, key: str | None) -> dict[str, Any]:
+    """The page after its next refresh, checked against /v1/usage read at the same time."""
+    before = await page.evaluate("document.body.dataset.updated || ''")
+    await page.wait_for(f"(document.body.dataset.updated || '') !== {json.dumps(before)}")
+    snap: dict[str, Any] = await page.evaluate(SNAPSHOT)
+    month = await asyncio.to_thread(read_usage, server, "recent=20", key)
+    today = await asyncio.to_thread(
+        read_usage, server, f"since={month['until']}&until={month['until']}&recent=0", key
+    )
+    check_page(snap, month, today)
+    return snap
+
+
+async def run_page(server: BridgeServer, tmp_path: Path, key: str | None) -> None:
+    sent_key = key or "unused"
+    async with chromium_page(tmp_path / "chromium") as page:
+        url = f"{server.root_url}/usage"
+        if key is not None:
+            # Without the key: the page says how to give it.
+            await page.goto(url)
+            notice = await page.wait_for("document.getElementById('notice').textContent")
+            assert "#key=" in notice and "needs its API key" in notice, notice
+            url += f"#key={key}"
+        await page.goto(url)
+        empty = await page.wait_for("document.body.dataset.updated && " + SNAPSHOT)
+        assert "No requests recorded" in empty["status"], empty
+        assert "No requests yet." in empty["empty"] and not empty["days"], empty
+        await page.screenshot(tmp_path / "usage-empty.png")
+
+        output_tokens = await make_requests(server, sent_key)
+        await ledger_holds(server, 3, key)
+        await page.evaluate("window.sameDocument = true")
+        snap = await page_matches(page, server, key)
+        assert {row["client"] for row in snap["by_client"]} == {
+            "openai-sdk",
+            "anthropic-sdk",
+            "other",
+        }
+        assert {row["model"] for row in snap["by_model"]} == {"sim-echo", "sim-reasoning"}
+        assert number(snap["month"]["output_tokens"]) == output_tokens
+        assert len(snap["days"]) == 1 and len(snap["recent"]) == 3
+        # Markup from a client is text on the page, never elements.
+        assert any(MARKUP_MODEL in row["model"] for row in snap["recent"]), snap["recent"]
+        assert snap["injected"] == 0 and not snap["pwned"]
+
+        # Another request: the page shows it by itself, in the same document.
+        openai = AsyncOpenAI(base_url=server.base_url, api_key=sent_key, max_retries=0)
+        stream = await openai.responses.create(model="sim-echo", input="Once more", stream=True)
+        async for _ in stream:
+            pass
+        await openai.close()
+        await ledger_holds(server, 4, key)
+        snap = await page.wait_for(f"(() => {{ const s = {SNAPSHOT}; return s.recent.length === 4 && s; }})()")
+        assert await page.evaluate("window.sameDocument === true"), "the page was reloaded"
+        snap = await page_matches(page, server, key)
+        assert number(snap["today"]["requests"]) == 4
+        assert snap["recent"][0]["flags"] == "streamed", snap["recent"][0]
+        assert page.problems == [], page.problems
+        shot = await page.screenshot(tmp_path / "usage.png")
+        print(f"usage page screenshot: {shot}")
+
+
+def serve_args(tmp_path: Path) -> list[str]:
+    # Unknown names (the markup one) are answered by sim-echo, and recorded as requested.
+    return ["--usage-db", str(tmp_path / "usage.db"), "--default-model", "sim-echo"]
+
+
+async def test_usage_page_shows_the_ledger_live(tmp_path: Path) -> None:
+    with running_bridge_server(*serve_args(tmp_path)) as server:
+        await run_page(server, tmp_path, key=None)
+
+
+async def test_usage_page_with_an_api_key_in_the_fragment(tmp_path: Path) -> None:
+    with running_bridge_server(*serve_args(tmp_path), "--api-key", KEY) as server:
+        await run_page(server, tmp_path, key=KEY)
+        # The page itself needs no key and carries none; the key never reached the log.
+        with urllib.request.urlopen(f"{server.root_url}/usage", timeout=10) as response:
+            html = response.read().decode()
+            policy = response.headers["Content-Security-Policy"]
+        assert KEY not in html and "default-src 'none'" in policy and "connect-src 'self'" in policy
+        assert KEY not in server.stderr_text()
