@@ -74,7 +74,9 @@ class Page:
         self._next_id += 1
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._waiting[self._next_id] = future
-        await self._ws.send_str(json.dumps({"id": self._next_id, "method": method, "params": params}))
+        await self._ws.send_str(
+            json.dumps({"id": self._next_id, "method": method, "params": params})
+        )
         reply = await asyncio.wait_for(future, COMMAND_TIMEOUT)
         if "error" in reply:
             raise AssertionError(f"DevTools {method} failed: {reply['error']}")

@@ -29,32 +29,17 @@ MARKUP_MODEL = '<img src=x onerror="document.body.dataset.pwned=1">'
 MARKUP_AGENT = "<b id=ua-markup>agent</b>"
 KEY = "page-test-key-4b1d"
 
-# What the page shows, as the test reads it (text as a person sees it, per field).
-SNAPSHOT = """(() => {
-  const cells = (tr) => Object.fromEntries([...tr.cells].map((td) => [td.dataset.field, td.textContent]));
-  const rows = (id) => [...document.querySelectorAll(`#${id} tbody tr`)].map(cells);
-  const totals = (id) => Object.fromEntries([...document.querySelectorAll(`#${id} dd`)]
-    .map((dd) => [dd.dataset.field, dd.textContent]));
-  return {
-    updated: document.body.dataset.updated || '',
-    pwned: document.body.dataset.pwned || '',
-    injected: document.querySelectorAll('img, #ua-markup, b').length,
-    status: document.getElementById('status').textContent,
-    notice: document.getElementById('notice').hidden ? '' : document.getElementById('notice').textContent,
-    today: totals('today'), month: totals('month'),
-    by_client: rows('by-client'), by_model: rows('by-model'), recent: rows('recent'),
-    empty: [...document.querySelectorAll('.empty')].map((p) => p.textContent),
-    chart_peak: Number((document.querySelector('#chart svg > text') || {}).textContent?.replace(/\\D/g, '') || 0),
-    days: [...document.querySelectorAll('#chart g.day')].map((g) => ({
-      day: g.dataset.day,
-      heights: Object.fromEntries([...g.querySelectorAll('rect')]
-        .map((r) => [r.getAttribute('class'), Number(r.getAttribute('height'))])),
-      title: g.querySelector('title').textContent,
-    })),
-  };
-})()"""
+# What the page shows, as the test reads it (an expression).
+SNAPSHOT = (Path(__file__).parent / "usage_page_snapshot.js").read_text(encoding="utf-8")
 
-COUNTS = ("requests", "input_tokens", "cached_tokens", "output_tokens", "reasoning_tokens", "errors")
+COUNTS = (
+    "requests",
+    "input_tokens",
+    "cached_tokens",
+    "output_tokens",
+    "reasoning_tokens",
+    "errors",
+)
 
 
 def number(text: str) -> int:
@@ -100,10 +85,12 @@ async def make_requests(server: BridgeServer, key: str) -> int:
     await anthropic.close()
     headers = {"User-Agent": MARKUP_AGENT, "Authorization": f"Bearer {key}"}
     body = {"model": MARKUP_MODEL, "input": "Hello over plain HTTP"}
-    async with aiohttp.ClientSession() as http:
-        async with http.post(f"{server.base_url}/responses", json=body, headers=headers) as reply:
-            assert reply.status == 200, await reply.text()
-            output += (await reply.json())["usage"]["output_tokens"]
+    async with (
+        aiohttp.ClientSession() as http,
+        http.post(f"{server.base_url}/responses", json=body, headers=headers) as reply,
+    ):
+        assert reply.status == 200, await reply.text()
+        output += int((await reply.json())["usage"]["output_tokens"])
     return output
 
 
@@ -208,7 +195,9 @@ async def run_page(server: BridgeServer, tmp_path: Path, key: str | None) -> Non
             pass
         await openai.close()
         await ledger_holds(server, 4, key)
-        snap = await page.wait_for(f"(() => {{ const s = {SNAPSHOT}; return s.recent.length === 4 && s; }})()")
+        snap = await page.wait_for(
+            f"(() => {{ const s = {SNAPSHOT}; return s.recent.length === 4 && s; }})()"
+        )
         assert await page.evaluate("window.sameDocument === true"), "the page was reloaded"
         snap = await page_matches(page, server, key)
         assert number(snap["today"]["requests"]) == 4
