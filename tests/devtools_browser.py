@@ -3,8 +3,9 @@ the pages the bridge serves.
 
 The browser runs with a profile folder of its own and its DevTools port on 127.0.0.1 (picked
 by the browser, read from `DevToolsActivePort`); the test talks to one page over a WebSocket
-(aiohttp's client). Console errors, uncaught exceptions and Content-Security-Policy
-violations are collected, so a test can assert there were none. Whatever happens, the browser
+(aiohttp's client). Responses can be edited on their way to the page (`edit_json_responses`).
+Console errors, uncaught exceptions and Content-Security-Policy violations are collected, so a
+test can assert there were none. Whatever happens, the browser
 and its helper processes end with the `async with` block.
 """
 
@@ -13,12 +14,13 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
+import fnmatch
 import json
 import os
 import shutil
 import subprocess
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +44,8 @@ class Page:
         self._next_id = 0
         self._waiting: dict[int, asyncio.Future[dict[str, Any]]] = {}
         self.problems: list[str] = []  # console errors, exceptions, CSP violations
+        self._edits: list[tuple[str, Callable[[dict[str, Any]], dict[str, Any]]]] = []
+        self._tasks: set[asyncio.Task[None]] = set()
         self._reader = asyncio.get_running_loop().create_task(self._read())
 
     async def _read(self) -> None:
@@ -60,7 +64,11 @@ class Page:
                 future.set_exception(ConnectionError("the browser closed the DevTools socket"))
 
     def _event(self, method: str, params: dict[str, Any]) -> None:
-        if method == "Runtime.exceptionThrown":
+        if method == "Fetch.requestPaused":
+            task = asyncio.get_running_loop().create_task(self._edit_response(params))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+        elif method == "Runtime.exceptionThrown":
             self.problems.append(f"exception: {params['exceptionDetails']}")
         elif method == "Runtime.consoleAPICalled" and params.get("type") in ("error", "assert"):
             self.problems.append(f"console.{params['type']}: {params.get('args')}")
@@ -82,6 +90,32 @@ class Page:
             raise AssertionError(f"DevTools {method} failed: {reply['error']}")
         result: dict[str, Any] = reply.get("result", {})
         return result
+
+    async def edit_json_responses(
+        self, url_pattern: str, edit: Callable[[dict[str, Any]], dict[str, Any]]
+    ) -> None:
+        """From now on, the JSON bodies of responses to URLs matching `url_pattern` (DevTools
+        wildcards) reach the page as `edit` changes them (the server's status and headers)."""
+        self._edits.append((url_pattern, edit))
+        patterns = [{"urlPattern": p, "requestStage": "Response"} for p, _ in self._edits]
+        await self.send("Fetch.enable", patterns=patterns)
+
+    async def _edit_response(self, params: dict[str, Any]) -> None:
+        request_id = params["requestId"]
+        edit = next(e for p, e in self._edits if fnmatch.fnmatchcase(params["request"]["url"], p))
+        got = await self.send("Fetch.getResponseBody", requestId=request_id)
+        raw = base64.b64decode(got["body"]) if got.get("base64Encoded") else got["body"].encode()
+        body = json.dumps(edit(json.loads(raw))).encode()
+        headers = [
+            h for h in params.get("responseHeaders", []) if h["name"].lower() != "content-length"
+        ]
+        await self.send(
+            "Fetch.fulfillRequest",
+            requestId=request_id,
+            responseCode=params.get("responseStatusCode", 200),
+            responseHeaders=headers,
+            body=base64.b64encode(body).decode("ascii"),
+        )
 
     async def evaluate(self, expression: str) -> Any:
         """The value of a JavaScript expression in the page (promises awaited)."""
@@ -113,6 +147,8 @@ class Page:
         return path
 
     async def close(self) -> None:
+        for task in self._tasks:
+            task.cancel()
         await self._ws.close()
         self._reader.cancel()
         with contextlib.suppress(asyncio.CancelledError, Exception):

@@ -226,3 +226,46 @@ async def test_usage_page_with_an_api_key_in_the_fragment(tmp_path: Path) -> Non
             policy = response.headers["Content-Security-Policy"]
         assert KEY not in html and "default-src 'none'" in policy and "connect-src 'self'" in policy
         assert KEY not in server.stderr_text()
+
+
+# The `budgets` array as GET /v1/usage documents it (README, Usage and budgets); the budgets
+# themselves come from their own part of issue 29, so here the browser adds them to the real
+# server's body on its way to the page, to check how the page shows each state.
+BUDGETS = [
+    {"scope": "all", "name": None, "period": "day", "limit": 1000, "used": 500,
+     "resets_at": "2026-11-27T00:00:00+00:00", "state": "ok"},
+    {"scope": "client", "name": "<b>claude-code</b>", "period": "day", "limit": 1000,
+     "used": 850, "resets_at": "2026-11-27T00:00:00+00:00", "state": "warning"},
+    {"scope": "model", "name": "sim-echo", "period": "month", "limit": 1000, "used": 1200,
+     "resets_at": "2026-12-01T00:00:00+00:00", "state": "exceeded"},
+]  # fmt: skip
+
+BUDGET_SNAPSHOT = """[...document.querySelectorAll('#budgets .budget')].map((row) => ({
+  state: row.dataset.state, text: row.textContent,
+  fill: Number(row.querySelector('rect.fill').getAttribute('width')),
+  color: getComputedStyle(row.querySelector('rect.fill')).fill,
+}))"""
+
+
+async def test_usage_page_shows_budgets(tmp_path: Path) -> None:
+    with running_bridge_server(*serve_args(tmp_path)) as server:
+        async with chromium_page(tmp_path / "chromium") as page:
+            await page.goto(f"{server.root_url}/usage")
+            await page.wait_for("document.body.dataset.updated")
+            assert await page.evaluate("document.getElementById('budgets').hidden")
+            await page.edit_json_responses(
+                "*/v1/usage?*", lambda body: {**body, "budgets": BUDGETS}
+            )
+            rows = await page.wait_for(
+                f"(() => {{ const r = {BUDGET_SNAPSHOT}; return r.length && r; }})()"
+            )
+            assert [row["state"] for row in rows] == ["ok", "warning", "exceeded"]
+            assert [row["fill"] for row in rows] == [50, 85, 100]
+            assert "500 / 1,000 tokens (50.0 %) OK" in rows[0]["text"]
+            assert "client <b>claude-code</b>, per day" in rows[1]["text"]
+            assert "Warning: over 80 %" in rows[1]["text"]
+            assert "model sim-echo, per month" in rows[2]["text"] and "Exceeded" in rows[2]["text"]
+            assert len({row["color"] for row in rows}) == 3, rows  # a colour per state
+            assert await page.evaluate("document.querySelectorAll('b').length") == 0
+            assert page.problems == [], page.problems
+            print(f"usage page screenshot: {await page.screenshot(tmp_path / 'usage-budgets.png')}")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from datetime import date
 
 from conftest import BridgeServer, StartServer
 from test_security import BODY, error_of, request
@@ -75,3 +76,15 @@ def test_page_reads_need_the_key(bridge_server_factory: StartServer) -> None:
         server, "GET", "/v1/usage", headers={**same, "Authorization": f"Bearer {KEY}"}
     )
     assert status == 200, raw
+
+
+def test_usage_takes_today_for_its_days(bridge_server: BridgeServer) -> None:
+    """What the VS Code status bar asks for: the bridge's own local day."""
+    status, _, raw = request(bridge_server, "GET", "/v1/usage?since=today&recent=0")
+    assert status == 200, raw
+    body = json.loads(raw)
+    assert body["since"] == body["until"] == date.today().isoformat() and body["recent"] == []
+    status, _, raw = request(bridge_server, "GET", "/v1/usage?until=today")
+    assert status == 200 and json.loads(raw)["until"] == date.today().isoformat(), raw
+    status, _, raw = request(bridge_server, "GET", "/v1/usage?since=tomorrow")
+    assert status == 400 and json.loads(raw)["error"]["param"] == "since", raw
