@@ -269,3 +269,13 @@ async def test_usage_page_shows_budgets(tmp_path: Path) -> None:
             assert await page.evaluate("document.querySelectorAll('b').length") == 0
             assert page.problems == [], page.problems
             print(f"usage page screenshot: {await page.screenshot(tmp_path / 'usage-budgets.png')}")
+
+
+async def test_usage_page_says_when_the_ledger_is_off(tmp_path: Path) -> None:
+    with running_bridge_server("--usage-db", "none") as server:
+        async with chromium_page(tmp_path / "chromium") as page:
+            await page.goto(f"{server.root_url}/usage")
+            notice = await page.wait_for("document.getElementById('notice').textContent")
+            assert "The usage ledger is off" in notice and "--usage-db none" in notice, notice
+            status = await page.evaluate("document.getElementById('status').textContent")
+            assert status == "Not updated (HTTP 404): see below.", status
