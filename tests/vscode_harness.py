@@ -125,6 +125,8 @@ def start_host(
         "XDG_CONFIG_HOME": str(root / "xdg" / "config"),
         "XDG_DATA_HOME": str(root / "xdg" / "data"),
         "XDG_CACHE_HOME": str(root / "xdg" / "cache"),
+        # The usage ledger of this host's bridges: apart from every other bridge of the run.
+        "XDG_STATE_HOME": str(root / "xdg" / "state"),
         "MAESTRO_E2E_RECORD": str(host.record_path),
         "MAESTRO_E2E_CONTROL": str(host.control_path),
     }
@@ -217,6 +219,7 @@ def open_window(host: VSCodeHost, name: str) -> Window:
                 "CHROMIUM": host.tools.chromium,
                 "STATUS_FILE": str(status_path),
                 "CLICK_FILE": str(click_path),
+                "FRAMES_FILE": str(host.root / f"frames-{name}.json"),
             },
         )
     window = host.windows[name] = Window(name, driver, status_path, click_path)

@@ -21,7 +21,13 @@ from bridge.settings import BridgeSettings
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
-UNAUTHENTICATED_PATHS = frozenset({"/health"})
+# The usage page (bridge/usage/page_route.py) is a document without data: a browser opening a
+# URL cannot send a key header, so its HTML needs none; its script reads /v1/usage with the key.
+USAGE_PAGE = "/usage"
+UNAUTHENTICATED_PATHS = frozenset({"/health", USAGE_PAGE})
+# What the usage page's script reads from the bridge's own origin (Sec-Fetch-Site: same-origin):
+# no other site shares that origin, as the Host check keeps rebinding names out.
+OWN_PAGE_READS = frozenset({"/v1/usage"})
 CORS_METHODS = "GET, POST, OPTIONS"
 CORS_MAX_AGE = "600"
 
@@ -56,11 +62,27 @@ class AccessPolicy:
         name = _host_name(header)
         return name in self.hosts or is_loopback_host(name)
 
-    def origin_allowed(self, origin: str | None, fetch_site: str | None) -> bool:
+    def origin_allowed(
+        self,
+        origin: str | None,
+        fetch_site: str | None,
+        path: str = "",
+        own_origin: str = "",
+    ) -> bool:
         """A browser request from a web page carries Origin or a Sec-Fetch-Site other than
-        `none` (`none` = the user typed the URL); only allowlisted origins may call."""
+        `none` (`none` = the user typed the URL); only allowlisted origins may call, besides
+        the usage page: its HTML from any page (VS Code frames it in a webview, a cross-site
+        frame; it carries no data) and its reads of /v1/usage from the bridge's own origin."""
+        if path == USAGE_PAGE:
+            return True
         from_page = origin is not None or (fetch_site is not None and fetch_site != "none")
         if not from_page:
+            return True
+        if (
+            path in OWN_PAGE_READS
+            and fetch_site == "same-origin"
+            and (origin is None or origin.rstrip("/").lower() == own_origin)
+        ):
             return True
         return origin is not None and origin.rstrip("/") in self.origins
 
@@ -124,7 +146,9 @@ def access_middleware(policy: AccessPolicy) -> Any:
                 "host_not_allowed",
             )
         origin = request.headers.get("Origin")
-        if not policy.origin_allowed(origin, request.headers.get("Sec-Fetch-Site")):
+        own_origin = f"{request.scheme}://{request.host}".lower()
+        fetch_site = request.headers.get("Sec-Fetch-Site")
+        if not policy.origin_allowed(origin, fetch_site, request.path, own_origin):
             raise _forbidden(
                 "Blocking a request from a web page: browsers may not use this endpoint unless "
                 "their origin is in allowedOrigins (--allowed-origin).",

@@ -17,7 +17,9 @@ _BY_USER_AGENT: tuple[tuple[str, str], ...] = (
     ("aider/", "aider"),
     ("agents/", "openai-agents"),  # the OpenAI Agents SDK
     ("openai/", "openai-sdk"),  # OpenAI/Python, OpenAI/JS (Aider sends OpenAI/Python too)
+    ("asyncopenai/", "openai-sdk"),  # the Python SDK's AsyncOpenAI
     ("anthropic/", "anthropic-sdk"),
+    ("asyncanthropic/", "anthropic-sdk"),  # the Python SDK's AsyncAnthropic
     ("google-genai-sdk/", "google-genai-sdk"),
     ("ai-sdk/", "vercel-ai-sdk"),
 )

@@ -19,10 +19,12 @@ from bridge.usage.meter import USAGE_LEDGER
 from bridge.usage.queries import DEFAULT_DAYS, MAX_RECENT, Span, summary
 
 
-def _day(query: dict[str, str] | Any, name: str) -> date | None:
+def _day(query: dict[str, str] | Any, name: str, today: date | None = None) -> date | None:
     text = query.get(name)
     if text is None:
         return None
+    if text == "today":  # the bridge's local day, whatever the caller's clock says
+        return today or date.today()
     try:
         return date.fromisoformat(text)
     except ValueError:
@@ -32,9 +34,10 @@ def _day(query: dict[str, str] | Any, name: str) -> date | None:
 
 
 def span_of(query: Any, today: date | None = None) -> Span:
-    """`?since=` and `?until=` (ISO dates, local days, both included); by default the last
-    30 days. A `since` alone runs to today, an `until` alone covers the 30 days before it."""
-    since, until = _day(query, "since"), _day(query, "until")
+    """`?since=` and `?until=` (ISO dates or `today`, local days, both included); by default
+    the last 30 days. A `since` alone runs to today, an `until` alone covers the 30 days
+    before it."""
+    since, until = _day(query, "since", today), _day(query, "until", today)
     last = Span.last_days(DEFAULT_DAYS, until or today)
     span = Span(since or last.since, until or last.until)
     if span.since > span.until:

@@ -1,4 +1,5 @@
-"""The ledger in the application: tags on every request, `GET /v1/usage`, the metered backend."""
+"""The ledger in the application: tags on every request, `GET /v1/usage` and its page
+`GET /usage`, the metered backend."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from aiohttp import web
 
 from bridge.core.backend import Backend
 from bridge.settings import BridgeSettings
-from bridge.usage import routes
+from bridge.usage import page_route, routes
 from bridge.usage.ledger import UsageLedger
 from bridge.usage.meter import USAGE_LEDGER, MeteredBackend
 from bridge.usage.tagging import tag_requests
@@ -18,6 +19,7 @@ def install(app: web.Application, backend: Backend, settings: BridgeSettings) ->
     """`backend`, recording each chat in the ledger unless the ledger is off."""
     app.middlewares.append(tag_requests)
     routes.mount(app)
+    page_route.mount(app)  # GET /usage: the page that reads /v1/usage
     path = settings.usage.path()
     if path is None:
         return backend

@@ -11,6 +11,7 @@ import { codexConfig, describeState, endpointUrlOf, toRpcError } from './convert
 import type { Logger } from './logging';
 import { neutralCwd } from './python';
 import { SECTION } from './settings';
+import { UsagePanel } from './usagePanel';
 
 const CONFIGURE_TIMEOUT_MS = 60_000;
 
@@ -161,6 +162,10 @@ export function registerCommands(controller: Controller, log: Logger, storage: v
       if (pick === 'Copy URL') await vscode.commands.executeCommand('maestroBridge.copyEndpointUrl');
       if (pick === 'Restart') await controller.restart();
       if (pick === 'Show Logs') log.channel.show();
+    }),
+    register('maestroBridge.showUsage', async () => {
+      const url = endpointUrl(controller);
+      if (url) await UsagePanel.show(url, controller.settings.apiKey);
     }),
     register('maestroBridge.restart', () => controller.restart()),
     register('maestroBridge.showLogs', () => log.channel.show()),

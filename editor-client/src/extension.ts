@@ -8,11 +8,14 @@ import type { BridgeState } from './convert';
 import { Logger } from './logging';
 import { readSettings, SECTION } from './settings';
 import { StatusItem } from './status';
+import { UsageWatch } from './usageWatch';
 
 /** What other extensions (and the end-to-end test) can read of the bridge. */
 export interface MaestroBridgeApi {
   state(): BridgeState;
   onDidChangeState: vscode.Event<BridgeState>;
+  /** The status bar item's tooltip as shown (with today's usage once read). */
+  statusTooltip(): string;
 }
 
 let controller: Controller | undefined;
@@ -25,6 +28,7 @@ export function activate(context: vscode.ExtensionContext): MaestroBridgeApi {
   context.subscriptions.push(
     log,
     status,
+    new UsageWatch(ctl, status, log),
     ...registerCommands(ctl, log, context.globalStorageUri),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration(SECTION)) {
@@ -34,7 +38,7 @@ export function activate(context: vscode.ExtensionContext): MaestroBridgeApi {
     }),
   );
   void ctl.restart();
-  return { state: () => ctl.state, onDidChangeState: ctl.onDidChangeState };
+  return { state: () => ctl.state, onDidChangeState: ctl.onDidChangeState, statusTooltip: () => status.tooltip };
 }
 
 export async function deactivate(): Promise<void> {

@@ -1,10 +1,15 @@
 // The status bar item: URL and requests in flight, or the error; a click shows the status.
+// Its tooltip adds today's tokens, and a warning (text and background) when a budget is at
+// 80 % or exceeded (usageWatch.ts reads them).
 
 import * as vscode from 'vscode';
 import { statusText, type BridgeState } from './convert';
+import { budgetLevel, usageTooltip, type TodayUsage } from './usageStatus';
 
 export class StatusItem implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem('maestroBridge.status', vscode.StatusBarAlignment.Right, 100);
+  private state: BridgeState = { kind: 'stopped' };
+  private usage: TodayUsage | undefined;
 
   constructor() {
     this.item.name = 'Maestro Bridge';
@@ -13,11 +18,33 @@ export class StatusItem implements vscode.Disposable {
   }
 
   show(state: BridgeState): void {
-    const { text, tooltip } = statusText(state);
-    this.item.text = text;
-    this.item.tooltip = tooltip;
+    this.state = state;
+    this.render();
+  }
+
+  /** Today's usage while the endpoint runs; undefined when unknown (stopped, ledger off). */
+  showUsage(usage: TodayUsage | undefined): void {
+    this.usage = usage;
+    this.render();
+  }
+
+  /** The tooltip as shown (for the end-to-end test, through the extension's API). */
+  get tooltip(): string {
+    return typeof this.item.tooltip === 'string' ? this.item.tooltip : '';
+  }
+
+  private render(): void {
+    const { text, tooltip } = statusText(this.state);
+    const usage = this.state.kind === 'ready' || this.state.kind === 'standby' ? this.usage : undefined;
+    const budget = usage ? budgetLevel(usage.budgets) : 'ok';
+    this.item.text = budget === 'ok' ? text : `$(warning) ${text}`;
+    this.item.tooltip = usage ? `${tooltip}\n\n${usageTooltip(usage)}` : tooltip;
     this.item.backgroundColor =
-      state.kind === 'error' ? new vscode.ThemeColor('statusBarItem.errorBackground') : undefined;
+      this.state.kind === 'error'
+        ? new vscode.ThemeColor('statusBarItem.errorBackground')
+        : budget !== 'ok'
+          ? new vscode.ThemeColor('statusBarItem.warningBackground')
+          : undefined;
   }
 
   dispose(): void {

@@ -58,6 +58,26 @@ async function main() {
         .finally(() => { busy = false; });
     }, 300);
   }
+  // The frames of the workbench (webviews and the pages they frame), written to $FRAMES_FILE
+  // as [{url, usage}]: for a frame of the bridge's usage page, what its Today card shows.
+  if (process.env.FRAMES_FILE) {
+    const fs = require('fs');
+    let busy = false;
+    const usageOf = (frame) => frame.evaluate(() => ({
+      updated: document.body.dataset.updated || '',
+      requests: (document.querySelector('#today dd[data-field=requests]') || {}).textContent || '',
+    })).catch(() => null);
+    setInterval(() => {
+      if (busy) return;
+      busy = true;
+      Promise.all(page.frames().map(async (frame) => {
+        const url = frame.url();
+        return { url, usage: /\/usage(#|$)/.test(url) ? await usageOf(frame) : null };
+      }))
+        .then((frames) => fs.writeFileSync(process.env.FRAMES_FILE, JSON.stringify(frames)), () => undefined)
+        .finally(() => { busy = false; });
+    }, 500);
+  }
   if (process.env.SCREENSHOT) {
     setTimeout(() => void page.screenshot({ path: process.env.SCREENSHOT }).catch(() => undefined), 15000);
   }

@@ -168,9 +168,11 @@ exports.activate = (context) => {
     }),
   );
   // Requests of the test, written to $MAESTRO_E2E_CONTROL: {id, settings} are applied as user
-  // settings through the configuration API; {id, command} runs a command; {id, bench: {parts,
+  // settings through the configuration API; {id, command} runs a command; {id, tooltip}
+  // records the Maestro Bridge status bar tooltip; {id, bench: {parts,
   // requests}} runs benchLm and records its runs. A request naming a
   // `window` is for that window's extension host only.
+  let bridgeApi; // the Maestro Bridge extension's API, once it is active
   const CONTROL = process.env.MAESTRO_E2E_CONTROL;
   if (CONTROL) {
     let applied;
@@ -183,6 +185,11 @@ exports.activate = (context) => {
       if (request.bench) {
         benchLm(request.bench).then((runs) => record({ event: 'bench-done', id: request.id, runs }),
           (err) => record({ event: 'bench-failed', id: request.id, message: String(err && err.stack || err) }));
+        return;
+      }
+      if (request.tooltip) {
+        // The Maestro Bridge status bar item's tooltip, as its API reports it.
+        record({ event: 'tooltip-done', id: request.id, tooltip: bridgeApi ? bridgeApi.statusTooltip() : null });
         return;
       }
       if (request.command) {
@@ -208,6 +215,7 @@ exports.activate = (context) => {
     return;
   }
   Promise.resolve(bridge.activate()).then((api) => {
+    bridgeApi = api;
     const report = (state) => record({ event: 'bridge-state', state });
     report(api.state());
     context.subscriptions.push(api.onDidChangeState(report));
