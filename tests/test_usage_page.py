@@ -279,3 +279,49 @@ async def test_usage_page_says_when_the_ledger_is_off(tmp_path: Path) -> None:
             assert "The usage ledger is off" in notice and "--usage-db none" in notice, notice
             status = await page.evaluate("document.getElementById('status').textContent")
             assert status == "Not updated (HTTP 404): see below.", status
+
+
+async def test_usage_page_shows_real_budgets(tmp_path: Path) -> None:
+    """Budgets set on `serve`: after one request the daily budget is spent, the per-client one
+    past 80 % and the monthly one fine; the page shows each as GET /v1/usage states it."""
+    async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=30)) as http:
+        # The sim model's usage for this request, learnt first from a bridge with no budget.
+        with running_bridge_server("--usage-db", str(tmp_path / "probe.db")) as probe:
+            tokens = await chat_tokens(http, probe)
+        args = [
+            "--usage-db", str(tmp_path / "usage.db"),
+            "--daily-token-budget", str(tokens),  # spent by the one request
+            "--token-budget", f"other={math.ceil(tokens / 0.9)}/day",  # 90 % used
+            "--monthly-token-budget", str(tokens * 10),  # 10 % used
+        ]  # fmt: skip
+        with running_bridge_server(*args) as server:
+            assert await chat_tokens(http, server) == tokens
+            await ledger_holds(server, 1)
+            budgets = (await asyncio.to_thread(read_usage, server, "recent=0"))["budgets"]
+            states = {(b["scope"], b["period"]): b["state"] for b in budgets}
+            assert states == {
+                ("all", "day"): "exceeded",
+                ("client", "day"): "warning",
+                ("all", "month"): "ok",
+            }, budgets
+            async with chromium_page(tmp_path / "chromium") as page:
+                await page.goto(f"{server.root_url}/usage")
+                rows = await page.wait_for(
+                    f"(() => {{ const r = {BUDGET_SNAPSHOT}; return r.length === 3 && r; }})()"
+                )
+                shown = sorted(row["state"] for row in rows)
+                assert shown == sorted(b["state"] for b in budgets), rows
+                spent = next(row for row in rows if row["state"] == "exceeded")
+                assert f"{tokens:,} / {tokens:,} tokens" in spent["text"], spent
+                assert page.problems == [], page.problems
+                shot = await page.screenshot(tmp_path / "usage-real-budgets.png")
+                print(f"usage page screenshot: {shot}")
+
+
+async def chat_tokens(http: aiohttp.ClientSession, server: BridgeServer) -> int:
+    """One Chat Completions request (client `other`); input + output tokens it was told of."""
+    body = {"model": "sim-echo", "messages": [{"role": "user", "content": "Count me, please."}]}
+    async with http.post(f"{server.base_url}/chat/completions", json=body) as reply:
+        assert reply.status == 200, await reply.text()
+        usage = (await reply.json())["usage"]
+    return int(usage["prompt_tokens"] + usage["completion_tokens"])
