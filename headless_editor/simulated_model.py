@@ -6,7 +6,8 @@ model answers what Copilot would have sent it. A test that needs the old permiss
 sets MAESTRO_SIM_PERMISSIVE=1 (or passes `copilot_rules=False`).
 
 Without a script it answers as sim_replies.py describes; `sim-reasoning` thinks aloud first.
-Every answer ends with a `usage` part.
+Every answer ends with a `usage` part; its `cached_tokens` are what a provider's prompt cache
+would serve: the longest common prefix with a recent request to the model (prompt_cache.py).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from headless_editor.bench_model import BENCH_MODEL, bench_reply
 from headless_editor.copilot import Seen, copilot_view, rules_on_by_env
 from headless_editor.copilot.errors import RESPONSE_TOO_LONG, provider_error
 from headless_editor.placeholders import placeholder_input
+from headless_editor.prompt_cache import PromptCache
 from headless_editor.script import EchoRequest, Fail, Pause, Reply, Script
 from headless_editor.sim_models import MODELS, THINKING_MODELS
 from headless_editor.sim_replies import default_reply, thinking
@@ -52,6 +54,7 @@ class SimulatedModel:
     def __init__(self, copilot_rules: bool | None = None) -> None:
         # None: on, unless the test-only MAESTRO_SIM_PERMISSIVE=1 is set.
         self.copilot_rules = rules_on_by_env() if copilot_rules is None else copilot_rules
+        self.prompt_cache = PromptCache()
 
     def models(self) -> list[ModelInfo]:
         return [model.model_copy() for model in MODELS]
@@ -105,7 +108,8 @@ class SimulatedModel:
             # Copilot streams what came, then throws for a length finish (chatMLFetcher.ts).
             raise provider_error(RESPONSE_TOO_LONG)
         prompt = count_message_tokens(request.messages) + count_tool_tokens(request.tools)
-        yield _usage_part(prompt, output)
+        cached = self.prompt_cache.cached_tokens(model.id, request.messages, request.tools)
+        yield _usage_part(prompt, min(cached, prompt), output)
 
 
 def _permissive(request: ChatRequest) -> Seen:
@@ -174,12 +178,12 @@ class _Output:
         return taken
 
 
-def _usage_part(prompt_tokens: int, output: _Output) -> DataPart:
+def _usage_part(prompt_tokens: int, cached_tokens: int, output: _Output) -> DataPart:
     usage = {
         "prompt_tokens": prompt_tokens,
         "completion_tokens": output.tokens,
         "total_tokens": prompt_tokens + output.tokens,
-        "prompt_tokens_details": {"cached_tokens": 0},
+        "prompt_tokens_details": {"cached_tokens": cached_tokens},
         "completion_tokens_details": {"reasoning_tokens": output.reasoning_tokens},
     }
     data = base64.b64encode(json.dumps(usage).encode("utf-8")).decode("ascii")
