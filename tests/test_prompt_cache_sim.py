@@ -23,6 +23,7 @@ from headless_editor.simulated_model import SimulatedModel
 from headless_editor.tokens import count_message_tokens, count_tool_tokens
 
 PNG = base64.b64encode(b"\x89PNG\r\n\x1a\n" + bytes(40)).decode("ascii")
+OTHER_PNG = base64.b64encode(b"\x89PNG\r\n\x1a\n" + bytes(39) + b"\x01").decode("ascii")
 TOOLS = [
     ChatTool(
         name="read_file",
@@ -98,7 +99,7 @@ def test_a_change_inside_the_history_breaks_the_prefix_there() -> None:
             first[0],
             ChatMessage(
                 role="user",
-                content=[TextPart(value="Look at this"), DataPart(mimeType="image/png", data=PNG[:-4] + "AAAA")],
+                content=[TextPart(value="Look at this"), DataPart(mimeType="image/png", data=OTHER_PNG)],
             ),
             *first[2:],
         ],
