@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import deque
+
 from bridge.core.backend import ChatMessage, ChatTool, DataPart, MessagePart, TextPart, ToolCallPart
 from headless_editor.tokens import IMAGE_TOKENS, PIECE, data_text
 
@@ -146,4 +147,3 @@ class PromptCache:
 def unit_count(text: str) -> int:
     """The tokens of a rendering (what the request's `prompt_tokens` counts)."""
     return text.count(_END)
-

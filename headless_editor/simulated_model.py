@@ -28,6 +28,7 @@ from bridge.core.backend import (
     ThinkingPart,
     ToolCallPart,
 )
+from bridge.core.turn_notes import without_turn_note
 from headless_editor.bench_model import BENCH_MODEL, bench_reply
 from headless_editor.copilot import Seen, copilot_view, rules_on_by_env
 from headless_editor.copilot.errors import RESPONSE_TOO_LONG, provider_error
@@ -82,7 +83,8 @@ class SimulatedModel:
         seen = copilot_view(request, model) if self.copilot_rules else _permissive(request)
         request = seen.request
         # A script matches what reached the editor (its author wrote the client's turns).
-        matched = rules.match(sent.messages) if rules is not None else None
+        # (The client's turns: not the bridge's closing note about this answer.)
+        matched = rules.match(without_turn_note(sent.messages)) if rules is not None else None
         reply: Reply = list(default_reply(request)) if matched is None else matched.reply
         if self.copilot_rules:
             reply = _stopped(reply, request.modelOptions.get("stop"))
@@ -90,7 +92,7 @@ class SimulatedModel:
         if matched is not None and matched.rule.ignore_max_output_tokens:
             limit = None
         if model.id in THINKING_MODELS and seen.reasoning_effort != "none":
-            reply = thinking(request.messages, reply) + reply
+            reply = thinking(without_turn_note(request.messages), reply) + reply
         output = _Output(limit)
         for part in reply:
             if isinstance(part, Pause):

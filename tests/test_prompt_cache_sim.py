@@ -41,7 +41,10 @@ def _user(text: str) -> ChatMessage:
 def _conversation() -> list[ChatMessage]:
     return [
         _user("You are a careful agent.\n\nRules: be brief."),
-        ChatMessage(role="user", content=[TextPart(value="Look at this"), DataPart(mimeType="image/png", data=PNG)]),
+        ChatMessage(
+            role="user",
+            content=[TextPart(value="Look at this"), DataPart(mimeType="image/png", data=PNG)],
+        ),
         ChatMessage(
             role="assistant",
             content=[
@@ -53,7 +56,9 @@ def _conversation() -> list[ChatMessage]:
             role="user",
             content=[
                 ToolResultPart(callId="c1", content=[TextPart(value="hello\x00 \x01 world")]),
-                DataPart(mimeType="text/plain", data=base64.b64encode(b"some notes").decode("ascii")),
+                DataPart(
+                    mimeType="text/plain", data=base64.b64encode(b"some notes").decode("ascii")
+                ),
             ],
         ),
     ]
@@ -70,7 +75,11 @@ def test_an_appended_turn_is_served_from_the_cache() -> None:
     cache = PromptCache()
     first = _conversation()
     assert cache.cached_tokens("m", first, TOOLS) == 0
-    grown = [*first, ChatMessage(role="assistant", content=[TextPart(value="Done.")]), _user("Next")]
+    grown = [
+        *first,
+        ChatMessage(role="assistant", content=[TextPart(value="Done.")]),
+        _user("Next"),
+    ]
     assert cache.cached_tokens("m", grown, TOOLS) == unit_count(rendered(first, TOOLS))
     # The same request again: all of it.
     assert cache.cached_tokens("m", grown, TOOLS) == unit_count(rendered(grown, TOOLS))
@@ -99,7 +108,10 @@ def test_a_change_inside_the_history_breaks_the_prefix_there() -> None:
             first[0],
             ChatMessage(
                 role="user",
-                content=[TextPart(value="Look at this"), DataPart(mimeType="image/png", data=OTHER_PNG)],
+                content=[
+                    TextPart(value="Look at this"),
+                    DataPart(mimeType="image/png", data=OTHER_PNG),
+                ],
             ),
             *first[2:],
         ],
