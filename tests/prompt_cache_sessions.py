@@ -48,9 +48,13 @@ class Session:
     grow: Callable[[Session, Any, int], None]  # appends the answer and the next turn
     usage: Callable[[Any], Usage]
     streamed: bool = False
+    # Changes a turn makes to the request beyond the conversation (None: none).
+    vary: Callable[[dict[str, Any], int], None] | None = None
 
     async def turn(self, http: aiohttp.ClientSession, root_url: str, number: int) -> Usage:
         """Sends the conversation, grows it by the answer and the next turn; the answer's usage."""
+        if self.vary is not None:
+            self.vary(self.body, number)
         async with http.post(root_url + self.path, json=self.body, headers=self.headers) as reply:
             text = await reply.text()
             assert reply.status == 200, (
@@ -266,6 +270,77 @@ def _grow_gemini(session: Session, response: Any, number: int) -> None:
 def _gemini_usage(response: Any) -> Usage:
     usage = response["usageMetadata"]
     return Usage(usage["promptTokenCount"], usage.get("cachedContentTokenCount", 0))
+
+
+# ------------------------------------------------------------------- per-turn variations
+# What agents change from one request to the next besides appending turns: a tool call
+# required on some turns, a structured answer on one, system text added mid-session. The
+# bridge puts what holds for one answer after the history; the history keeps its bytes.
+
+FORMAT_SCHEMA = {
+    "type": "object",
+    "properties": {"done": {"type": "boolean"}, "note": {"type": "string"}},
+    "required": ["done", "note"],
+    "additionalProperties": False,
+}
+
+
+def _vary_codex(body: dict[str, Any], number: int) -> None:
+    body["tool_choice"] = "required" if number % 2 == 0 else "auto"
+    if number == 3:
+        body["text"] = {
+            "format": {"type": "json_schema", "name": "status", "schema": FORMAT_SCHEMA}
+        }
+        text = "<permissions instructions>Approval is on-request now.</permissions instructions>"
+        body["input"].append(
+            {
+                "type": "message",
+                "role": "developer",
+                "content": [{"type": "input_text", "text": text}],
+            }
+        )
+    else:
+        body["text"] = {"verbosity": "low"}
+
+
+def _vary_claude(body: dict[str, Any], number: int) -> None:
+    body["tool_choice"] = {"type": "any"} if number % 2 == 0 else {"type": "auto"}
+    body.pop("output_config", None)
+    if number == 3:
+        body["output_config"] = {"format": {"type": "json_schema", "schema": FORMAT_SCHEMA}}
+        body["messages"].append({"role": "system", "content": "The user switched to plan mode."})
+
+
+def _vary_aider(body: dict[str, Any], number: int) -> None:
+    body.pop("response_format", None)
+    if number == 3:
+        body["response_format"] = {"type": "json_object"}
+        body["messages"].append({"role": "system", "content": "Reply in JSON this time."})
+
+
+def _vary_gemini(body: dict[str, Any], number: int) -> None:
+    mode = "ANY" if number % 2 == 0 else "AUTO"
+    body["toolConfig"] = {"functionCallingConfig": {"mode": mode}}
+    config = body.setdefault("generationConfig", {})
+    for key in ("responseMimeType", "responseSchema"):
+        config.pop(key, None)
+    if number == 3:
+        config["responseMimeType"] = "text/x.enum"
+        config["responseSchema"] = {"type": "STRING", "enum": ["done", "not done"]}
+
+
+VARIATIONS: dict[str, Callable[[dict[str, Any], int], None]] = {
+    "responses": _vary_codex,
+    "messages": _vary_claude,
+    "chat": _vary_aider,
+    "gemini": _vary_gemini,
+}
+
+
+def varied_session(dialect: str) -> Session:
+    session = SESSIONS[dialect]()
+    session.vary = VARIATIONS[dialect]
+    return session
 
 
 SESSIONS: dict[str, Callable[[], Session]] = {
