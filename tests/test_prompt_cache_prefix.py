@@ -13,12 +13,14 @@ after a history that stays byte for byte what it was.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
+from typing import Any
 
 import aiohttp
 import pytest
 from prompt_cache_sessions import DIALECTS, SESSIONS, Session, varied_session
 from pydantic import TypeAdapter
 from recording_model import RecordingModel, running_editor
+from test_websocket_editor import turn
 
 from bridge.core.backend import ChatMessage, ChatRequest
 from bridge.core.turn_notes import is_turn_note, without_turn_note
@@ -91,3 +93,30 @@ async def test_per_turn_changes_close_the_request(
     assert 3 in noted, noted
     for request in requests:
         assert not any(is_turn_note(m) for m in request.messages[:-1])
+
+
+async def test_a_websocket_continuation_keeps_the_prefix_too(http: aiohttp.ClientSession) -> None:
+    """Codex over WebSocket sends only the new items after `previous_response_id`; the
+    bridge's item cache rebuilds the conversation, and the editor sees the same messages as
+    for the whole input over HTTP: each turn a prefix of the next."""
+    over_http = await _first_requests(http, SESSIONS["responses"])
+    session = SESSIONS["responses"]()
+    body = {k: v for k, v in session.body.items() if k != "stream"}
+    async with running_editor({}) as (url, model):
+        socket_url = url.replace("http://", "ws://", 1) + "/responses"
+        async with http.ws_connect(socket_url) as ws:
+            create: dict[str, Any] = dict(body)
+            for number in range(1, TURNS + 1):
+                before = len(model.requests)
+                events = await turn(ws, **create)
+                assert events[-1]["type"] == "response.completed", events[-1]
+                response = events[-1]["response"]
+                sent = len(session.body["input"])
+                session.grow(session, response, number)
+                # Only what this turn added: its output is in the bridge's cache already.
+                new = session.body["input"][sent + len(response["output"]) :]
+                create = {**body, "input": new, "previous_response_id": response["id"]}
+                assert len(model.requests) == before + 1
+    over_socket = model.requests
+    _assert_prefix(over_socket, "responses over WebSocket", whole=True)
+    assert [_wire(r.messages) for r in over_socket] == [_wire(r.messages) for r in over_http]
