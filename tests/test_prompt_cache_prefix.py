@@ -17,11 +17,11 @@ from typing import Any
 
 import aiohttp
 import pytest
-from prompt_cache_sessions import DIALECTS, SESSIONS, Session, varied_session
 from pydantic import TypeAdapter
 from recording_model import RecordingModel, running_editor
 from test_websocket_editor import turn
 
+from bench.cache_sessions import DIALECTS, SESSIONS, Session, varied_session
 from bridge.core.backend import ChatMessage, ChatRequest
 from bridge.core.turn_notes import is_turn_note, without_turn_note
 

@@ -14,7 +14,8 @@ from collections.abc import AsyncIterator
 import aiohttp
 import pytest
 from conftest import StartServer
-from prompt_cache_sessions import DIALECTS, SESSIONS, Usage
+
+from bench.cache_sessions import DIALECTS, SESSIONS, Usage
 
 TURNS = 6
 MIN_CACHED = 0.95

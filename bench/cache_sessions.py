@@ -1,4 +1,5 @@
-"""Multi-turn agent sessions replayed the way the captured clients grow them, in each dialect.
+"""Multi-turn agent sessions replayed the way the captured clients grow them, in each dialect
+(`python -m bench.prompt_cache` and tests/test_prompt_cache_*.py).
 
 Each session starts from a captured first request (Codex on Responses, Claude Code on
 Messages, Gemini CLI on Gemini, Aider on Chat Completions), then grows it as its client does:
@@ -17,10 +18,15 @@ import copy
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, NamedTuple
 
 import aiohttp
-from fixture_files import CLAUDE_CODE, CLIENTS, FIXTURES
+
+# The captured requests the tests replay too (tests/fixtures/README.md says where they come from).
+FIXTURES = Path(__file__).resolve().parents[1] / "tests" / "fixtures"
+CLIENTS = FIXTURES / "clients"
+CLAUDE_CODE = FIXTURES / "claude_code"
 
 DIALECTS = ("responses", "messages", "chat", "gemini")
 MODELS = {
@@ -30,6 +36,10 @@ MODELS = {
     "gemini": "sim-gemini",
 }
 _HOP_HEADERS = {"host", "content-length", "connection", "accept-encoding", "transfer-encoding"}
+
+
+class SessionError(RuntimeError):
+    """A turn the bridge did not answer as a client expects."""
 
 
 class Usage(NamedTuple):
@@ -57,9 +67,8 @@ class Session:
             self.vary(self.body, number)
         async with http.post(root_url + self.path, json=self.body, headers=self.headers) as reply:
             text = await reply.text()
-            assert reply.status == 200, (
-                f"{self.dialect} turn {number}: {reply.status} {text[:2000]}"
-            )
+            if reply.status != 200:
+                raise SessionError(f"{self.dialect} turn {number}: {reply.status} {text[:2000]}")
         if self.path.startswith("/v1/chat/") and self.body.get("stream"):
             answer = _completion_of_chunks(text)
         elif self.streamed:
@@ -80,7 +89,7 @@ def _completed_response(text: str) -> Any:
     for line in text.splitlines():
         if line.startswith("data:") and '"response.completed"' in line:
             return json.loads(line.removeprefix("data:"))["response"]
-    raise AssertionError(f"no response.completed in {text[-2000:]}")
+    raise SessionError(f"no response.completed in {text[-2000:]}")
 
 
 def _completion_of_chunks(text: str) -> Any:
@@ -92,7 +101,8 @@ def _completion_of_chunks(text: str) -> Any:
             continue
         chunk = json.loads(data)
         for choice in chunk["choices"]:
-            assert not choice["delta"].get("tool_calls"), chunk  # Aider offers no tools
+            if choice["delta"].get("tool_calls"):
+                raise SessionError(f"a tool call, but Aider offers no tools: {chunk}")
             content += choice["delta"].get("content") or ""
         usage = chunk.get("usage") or usage
     return {"choices": [{"message": {"role": "assistant", "content": content}}], "usage": usage}
