@@ -261,6 +261,7 @@ def _grow_gemini(session: Session, response: Any, number: int) -> None:
     content = response["candidates"][0]["content"]
     contents.append(copy.deepcopy(content))
     calls = [part["functionCall"] for part in content["parts"] if "functionCall" in part]
+    parts: list[dict[str, Any]]
     if calls:
         parts = [
             {

@@ -11,6 +11,7 @@ line that says it is about this answer (the model reads it as the newest word, w
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from bridge.core.backend import ChatMessage, MessagePart, TextPart
 
@@ -39,5 +40,17 @@ def notes_of(messages: list[ChatMessage]) -> list[str]:
 
 
 def without_turn_note(messages: list[ChatMessage]) -> list[ChatMessage]:
-    """The client's conversation as the bridge sent it, without its closing note."""
-    return messages[:-1] if messages and is_turn_note(messages[-1]) else messages
+    """The client's conversation as the bridge sent it, without its closing note; also where
+    the note was merged into the user message before it, or its parts split into messages of
+    their own (as Copilot renders user messages)."""
+    for index in range(len(messages) - 1, -1, -1):
+        message = messages[index]
+        if message.role != "user":
+            break
+        for cut in range(len(message.content) - 1, -1, -1):
+            part = message.content[cut]
+            if isinstance(part, TextPart) and part.value == HEADER:
+                kept = message.content[:cut]
+                before = messages[:index]
+                return [*before, replace(message, content=kept)] if kept else before
+    return messages
