@@ -6,7 +6,9 @@ bench/cache_sessions.py (shaped after the captured Codex, Claude Code, Aider and
 requests) for `--turns` turns each, and reads the cached tokens the client is sent in its
 dialect's usage. The simulated models report as cached the longest common prefix, in tokens,
 with a recent request to the model (headless_editor/prompt_cache.py), exactly to the token;
-a real provider caches in blocks, so its figure is a little lower. Nothing here asserts.
+a real provider caches in blocks, so its figure is a little lower. `--varied`: the turns also
+change what agents change between requests (a required tool call, a structured answer, system
+text added mid-session; bench/cache_sessions.py). Nothing here asserts.
 """
 
 from __future__ import annotations
@@ -20,14 +22,14 @@ import sys
 import aiohttp
 
 from bench import report, servers
-from bench.cache_sessions import DIALECTS, SESSIONS, Usage
+from bench.cache_sessions import DIALECTS, SESSIONS, Usage, varied_session
 
 CLIENTS = {"responses": "Codex", "messages": "Claude Code", "chat": "Aider", "gemini": "Gemini CLI"}
 DEFAULT_TURNS = 8
 
 
-async def _session(url: str, dialect: str, turns: int) -> list[Usage]:
-    session = SESSIONS[dialect]()
+async def _session(url: str, dialect: str, turns: int, varied: bool) -> list[Usage]:
+    session = varied_session(dialect) if varied else SESSIONS[dialect]()
     timeout = aiohttp.ClientTimeout(total=120)
     async with aiohttp.ClientSession(timeout=timeout) as http:
         return [await session.turn(http, url, number) for number in range(1, turns + 1)]
@@ -64,6 +66,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.prompt_cache", description=__doc__)
     parser.add_argument("--turns", type=int, default=DEFAULT_TURNS, help="turns per session (>= 2)")
     parser.add_argument("--dialects", default=",".join(DIALECTS))
+    parser.add_argument(
+        "--varied",
+        action="store_true",
+        help="turns also require a tool call, ask for a structured answer or add system text",
+    )
     parser.add_argument("--markdown", help="also write the report to this file")
     args = parser.parse_args(argv)
     dialects = [d for d in args.dialects.split(",") if d]
@@ -77,12 +84,16 @@ def main(argv: list[str] | None = None) -> int:
         for dialect in dialects:
             report.log(f"{dialect}: {args.turns} turns")
             try:
-                results[dialect] = asyncio.run(_session(server.url, dialect, args.turns))
+                results[dialect] = asyncio.run(
+                    _session(server.url, dialect, args.turns, args.varied)
+                )
             except Exception as exc:
                 problems.append(f"{dialect}: {exc}")
     finally:
         server.stop()
-    heading = "# Prompt cache: cached input per turn, per dialect"
+    heading = "# Prompt cache: cached input per turn, per dialect" + (
+        " (varied turns)" if args.varied else ""
+    )
     return report.finish(heading, table(results), before, problems, args.markdown)
 
 
