@@ -7,7 +7,6 @@ from bridge.core.backend import ChatMessage, TextPart, ToolResultPart
 from bridge.core.turn_notes import (
     HEADER,
     is_turn_note,
-    notes_of,
     with_turn_notes,
     without_turn_note,
 )
@@ -31,9 +30,8 @@ def test_notes_come_after_the_history_which_stays_as_it_was() -> None:
     assert noted[: len(HISTORY)] == HISTORY
     assert noted[-1] == _user(HEADER, "Answer in JSON.", "Call a tool.")
     assert is_turn_note(noted[-1]) and not any(is_turn_note(m) for m in HISTORY)
-    assert notes_of(noted) == ["Answer in JSON.", "Call a tool."]
     assert without_turn_note(noted) == HISTORY
-    assert with_turn_notes(list(HISTORY), []) == HISTORY and notes_of(HISTORY) == []
+    assert with_turn_notes(list(HISTORY), []) == HISTORY
 
 
 def test_the_note_is_found_merged_or_split_as_copilot_renders_it() -> None:

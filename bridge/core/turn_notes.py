@@ -32,13 +32,6 @@ def is_turn_note(message: ChatMessage) -> bool:
     return message.role == "user" and isinstance(first, TextPart) and first.value == HEADER
 
 
-def notes_of(messages: list[ChatMessage]) -> list[str]:
-    """The notes of a request's closing note message ([] when it has none)."""
-    if not messages or not is_turn_note(messages[-1]):
-        return []
-    return [p.value for p in messages[-1].content[1:] if isinstance(p, TextPart)]
-
-
 def without_turn_note(messages: list[ChatMessage]) -> list[ChatMessage]:
     """The client's conversation as the bridge sent it, without its closing note; also where
     the note was merged into the user message before it, or its parts split into messages of
