@@ -22,6 +22,7 @@ from bridge.core.backend import (
     ToolCallPart,
     ToolResultPart,
 )
+from bridge.core.turn_notes import without_turn_note
 from headless_editor.placeholders import placeholder_input, placeholder_value
 from headless_editor.script import Reply, last_part, part_text, tool_result_text
 
@@ -35,7 +36,9 @@ _JSON_OBJECT_ASKED = "Answer with one JSON object and nothing else"
 
 
 def default_reply(request: ChatRequest) -> list[ResponsePart]:
-    messages = request.messages
+    # The client's last word, not the bridge's closing note about this answer (which the
+    # model follows: a JSON answer, below).
+    messages = without_turn_note(request.messages)
     last = last_part(messages)
     user_asks = bool(messages) and messages[-1].role == "user" and isinstance(last, TextPart)
     if request.tools and (user_asks or request.toolMode == "required"):

@@ -6,7 +6,8 @@ model answers what Copilot would have sent it. A test that needs the old permiss
 sets MAESTRO_SIM_PERMISSIVE=1 (or passes `copilot_rules=False`).
 
 Without a script it answers as sim_replies.py describes; `sim-reasoning` thinks aloud first.
-Every answer ends with a `usage` part.
+Every answer ends with a `usage` part; its `cached_tokens` are what a provider's prompt cache
+would serve: the longest common prefix with a recent request to the model (prompt_cache.py).
 """
 
 from __future__ import annotations
@@ -27,10 +28,12 @@ from bridge.core.backend import (
     ThinkingPart,
     ToolCallPart,
 )
+from bridge.core.turn_notes import without_turn_note
 from headless_editor.bench_model import BENCH_MODEL, bench_reply
 from headless_editor.copilot import Seen, copilot_view, rules_on_by_env
 from headless_editor.copilot.errors import RESPONSE_TOO_LONG, provider_error
 from headless_editor.placeholders import placeholder_input
+from headless_editor.prompt_cache import PromptCache
 from headless_editor.script import EchoRequest, Fail, Pause, Reply, Script
 from headless_editor.sim_models import MODELS, THINKING_MODELS
 from headless_editor.sim_replies import default_reply, thinking
@@ -52,6 +55,7 @@ class SimulatedModel:
     def __init__(self, copilot_rules: bool | None = None) -> None:
         # None: on, unless the test-only MAESTRO_SIM_PERMISSIVE=1 is set.
         self.copilot_rules = rules_on_by_env() if copilot_rules is None else copilot_rules
+        self.prompt_cache = PromptCache()
 
     def models(self) -> list[ModelInfo]:
         return [model.model_copy() for model in MODELS]
@@ -79,7 +83,8 @@ class SimulatedModel:
         seen = copilot_view(request, model) if self.copilot_rules else _permissive(request)
         request = seen.request
         # A script matches what reached the editor (its author wrote the client's turns).
-        matched = rules.match(sent.messages) if rules is not None else None
+        # (The client's turns: not the bridge's closing note about this answer.)
+        matched = rules.match(without_turn_note(sent.messages)) if rules is not None else None
         reply: Reply = list(default_reply(request)) if matched is None else matched.reply
         if self.copilot_rules:
             reply = _stopped(reply, request.modelOptions.get("stop"))
@@ -87,7 +92,7 @@ class SimulatedModel:
         if matched is not None and matched.rule.ignore_max_output_tokens:
             limit = None
         if model.id in THINKING_MODELS and seen.reasoning_effort != "none":
-            reply = thinking(request.messages, reply) + reply
+            reply = thinking(without_turn_note(request.messages), reply) + reply
         output = _Output(limit)
         for part in reply:
             if isinstance(part, Pause):
@@ -105,7 +110,8 @@ class SimulatedModel:
             # Copilot streams what came, then throws for a length finish (chatMLFetcher.ts).
             raise provider_error(RESPONSE_TOO_LONG)
         prompt = count_message_tokens(request.messages) + count_tool_tokens(request.tools)
-        yield _usage_part(prompt, output)
+        cached = self.prompt_cache.cached_tokens(model.id, request.messages, request.tools)
+        yield _usage_part(prompt, min(cached, prompt), output)
 
 
 def _permissive(request: ChatRequest) -> Seen:
@@ -174,12 +180,12 @@ class _Output:
         return taken
 
 
-def _usage_part(prompt_tokens: int, output: _Output) -> DataPart:
+def _usage_part(prompt_tokens: int, cached_tokens: int, output: _Output) -> DataPart:
     usage = {
         "prompt_tokens": prompt_tokens,
         "completion_tokens": output.tokens,
         "total_tokens": prompt_tokens + output.tokens,
-        "prompt_tokens_details": {"cached_tokens": 0},
+        "prompt_tokens_details": {"cached_tokens": cached_tokens},
         "completion_tokens_details": {"reasoning_tokens": output.reasoning_tokens},
     }
     data = base64.b64encode(json.dumps(usage).encode("utf-8")).decode("ascii")

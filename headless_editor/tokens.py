@@ -12,12 +12,12 @@ from bridge.core.backend import ChatMessage, ChatTool, DataPart, MessagePart, Te
 
 # A token is a word piece of at most 4 characters or one punctuation character. The whitespace
 # before it rides along, so the pieces of a text concatenate back to exactly that text.
-_PIECE = re.compile(r"\s*(?:\w{1,4}|[^\w\s])")
+PIECE = re.compile(r"\s*(?:\w{1,4}|[^\w\s])")
 IMAGE_TOKENS = 85
 
 
 def count_tokens(text: str) -> int:
-    return len(_PIECE.findall(text))
+    return len(PIECE.findall(text))
 
 
 def split_tokens(text: str) -> list[str]:
@@ -26,7 +26,7 @@ def split_tokens(text: str) -> list[str]:
     Any run of whole pieces counts as many tokens as it has pieces, which is what lets the
     model stream, truncate and count text consistently.
     """
-    pieces: list[str] = _PIECE.findall(text)
+    pieces: list[str] = PIECE.findall(text)
     rest = text[sum(map(len, pieces)) :]
     if rest and pieces:
         pieces[-1] += rest
@@ -70,9 +70,13 @@ def _part_tokens(part: MessagePart) -> int:
 def _data_tokens(part: DataPart) -> int:
     if part.mimeType.startswith("image/"):
         return IMAGE_TOKENS  # like a low-detail image in OpenAI's models, whatever its size
-    # Other data (JSON, plain text) is read by the model as the text it encodes.
+    return count_tokens(data_text(part))
+
+
+def data_text(part: DataPart) -> str:
+    """Data other than an image (JSON, plain text), read by the model as the text it encodes."""
     try:
         raw = base64.b64decode(part.data)
     except (binascii.Error, ValueError):
-        return 0
-    return count_tokens(raw.decode("utf-8", errors="replace"))
+        return ""
+    return raw.decode("utf-8", errors="replace")

@@ -163,13 +163,23 @@ def check_failed_stream(chunks: Iterable[Any], *, wire: bool = True) -> dict[str
     return outcome.error
 
 
+def without_cached(usage: dict[str, Any]) -> dict[str, Any]:
+    """A chat usage without its cached tokens (they differ between repeats of a request)."""
+    copied = copy.deepcopy(usage)
+    (copied.get("prompt_tokens_details") or {}).pop("cached_tokens", None)
+    return copied
+
+
 def comparable(completion: dict[str, Any]) -> dict[str, Any]:
     """A completion without what differs between two answers to the same request (the id,
-    the time, the fingerprint, the tool calls' ids) or says nothing (no annotations, an empty
+    the time, the fingerprint, the tool calls' ids, the input read from the prompt cache: a
+    repeat finds the first answer's prompt there) or says nothing (no annotations, an empty
     content beside tool calls: a stream's role chunk often carries `content: ""`)."""
     copied = copy.deepcopy(completion)
     for key in ("id", "created", "system_fingerprint"):
         copied.pop(key, None)
+    if isinstance(copied.get("usage"), dict):
+        copied["usage"] = without_cached(copied["usage"])
     for choice in copied["choices"]:
         message = choice["message"]
         if not message.get("annotations"):

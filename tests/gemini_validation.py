@@ -247,9 +247,11 @@ def fold_stream(chunks: Iterable[dict[str, Any]]) -> dict[str, Any]:
 
 def comparable(answer: dict[str, Any]) -> dict[str, Any]:
     """An answer without what differs between two runs of the same request (the responseId,
-    function-call ids, thought signatures), its text runs joined as a fold joins them."""
+    function-call ids, thought signatures, the input read from the prompt cache: a repeat
+    finds the first run's prompt there), its text runs joined as a fold joins them."""
     copied = copy.deepcopy(answer)
     copied.pop("responseId", None)
+    (copied.get("usageMetadata") or {}).pop("cachedContentTokenCount", None)
     for candidate in copied["candidates"]:
         parts = (candidate.get("content") or {}).get("parts") or []
         for part in parts:

@@ -15,6 +15,7 @@ from bridge.anthropic.prepare import prepare_messages
 from bridge.core.backend import ChatTool, ModelInfo, TextPart
 from bridge.core.errors import ApiError
 from bridge.core.models import ModelNames
+from bridge.core.turn_notes import HEADER
 
 MODEL = ModelInfo(id="sim-echo", maxInputTokens=100_000)
 BASH: dict[str, Any] = {
@@ -199,9 +200,11 @@ def test_a_json_schema_format_goes_to_the_model_as_an_instruction(where: str) ->
     got = plan(**({"output_config": {"format": fmt}} if where == "output_config" else {where: fmt}))
     assert got.output_format is not None and got.output_format.schema == SCHEMA
     assert "responseFormat" not in got.chat.modelOptions  # Copilot would drop it
-    first = got.chat.messages[0].content[0]
-    assert isinstance(first, TextPart) and json.dumps(SCHEMA, separators=(",", ":")) in first.value
-    assert got.chat.messages[-1].content == [TextPart(value="hi")]
+    # After the client's messages (bridge/core/turn_notes.py), which keep their places.
+    assert got.chat.messages[0].content == [TextPart(value="hi")]
+    assert got.chat.messages[-1].content[0] == TextPart(value=HEADER)
+    note = got.chat.messages[-1].content[1]
+    assert isinstance(note, TextPart) and json.dumps(SCHEMA, separators=(",", ":")) in note.value
 
 
 def test_no_format_no_option() -> None:

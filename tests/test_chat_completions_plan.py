@@ -24,6 +24,7 @@ from bridge.core.backend import ChatTool, ModelInfo, TextPart
 from bridge.core.errors import ApiError
 from bridge.core.models import ModelNames
 from bridge.core.structured_output import OutputFormat
+from bridge.core.turn_notes import HEADER
 
 MODEL = ModelInfo(id="sim-echo", maxInputTokens=100_000)
 
@@ -395,16 +396,17 @@ def test_json_object_format() -> None:
     got = plan(response_format={"type": "json_object"})
     assert got.output_format == OutputFormat("json_object")
     assert got.chat.modelOptions == {}  # no option carries it through Copilot
-    first = got.chat.messages[0].content[0]
-    assert isinstance(first, TextPart) and "JSON object" in first.value
+    assert got.chat.messages[-1].content[0] == TextPart(value=HEADER)  # after the history
+    note = got.chat.messages[-1].content[1]
+    assert isinstance(note, TextPart) and "JSON object" in note.value
 
 
 def test_json_schema_format() -> None:
     spec = {"name": "answer", "schema": SCHEMA, "strict": True}
     got = plan(response_format={"type": "json_schema", "json_schema": spec})
     assert got.output_format == OutputFormat("json_schema", "answer", SCHEMA, strict=True)
-    first = got.chat.messages[0].content[0]
-    assert isinstance(first, TextPart) and "'answer'" in first.value
+    note = got.chat.messages[-1].content[1]
+    assert isinstance(note, TextPart) and "'answer'" in note.value
 
 
 def test_json_schema_without_a_schema_asks_for_an_object() -> None:

@@ -88,7 +88,7 @@ def test_messages_with_and_without_type_convert_alike() -> None:
     assert convert(untyped) == expected
 
 
-def test_system_developer_and_instructions_come_first_in_order() -> None:
+def test_system_text_before_the_first_answer_comes_first_later_stays_in_place() -> None:
     messages = convert(
         [
             {"role": "user", "content": "u1"},
@@ -105,14 +105,16 @@ def test_system_developer_and_instructions_come_first_in_order() -> None:
         instructions="i0",
     )
 
+    # What came after the model's first answer stays there, labelled: moved to the start it
+    # would change the start of every later prompt (the provider's prompt cache).
     assert messages == [
         user(text("i0")),
         user(text("s1")),
-        user(text("d1")),
-        user(text("d2")),
         user(text("u1")),
         assistant(text("a1")),
+        user(text("[Developer message]"), text("d1")),
         user(text("u2")),
+        user(text("[Developer message]"), text("d2")),
     ]
 
 

@@ -27,6 +27,7 @@ from bridge.core.copilot.request import copilot_request
 from bridge.core.copilot.required import INSTRUCTION
 from bridge.core.copilot.tool_names import ToolNames, editor_name
 from bridge.core.errors import ApiError
+from bridge.core.turn_notes import HEADER
 
 COPILOT_NAME = re.compile(r"^[\w-]{1,64}$", re.ASCII)
 MODEL = ModelInfo(id="gpt-4.1", family="gpt-4.1", maxInputTokens=100_000)
@@ -142,8 +143,9 @@ def test_required_with_several_tools_becomes_auto_with_an_instruction() -> None:
     tools = [ChatTool(name="a", description="A."), ChatTool(name="b", description="B.")]
     chat = shape([user("go")], tools, "required")
     assert chat.toolMode == "auto" and chat.toolCallRequired is True
-    assert chat.messages[0].content == [TextPart(value=INSTRUCTION)]
-    assert chat.messages[-1].content == [TextPart(value="go")]  # the client's stays last
+    # After the history (turn_notes.py): the prompt's start stays the previous turn's.
+    assert chat.messages[0].content == [TextPart(value="go")]
+    assert chat.messages[-1].content == [TextPart(value=HEADER), TextPart(value=INSTRUCTION)]
 
 
 def test_required_with_one_tool_stays_required() -> None:

@@ -19,6 +19,7 @@ from plain_http import post
 from bridge.core.copilot.messages import CONTINUE, EMPTY_RESULT
 from bridge.core.copilot.required import INSTRUCTION, REMINDER
 from bridge.core.copilot.tool_names import editor_name
+from bridge.core.turn_notes import HEADER
 
 # A stop sequence the echoed JSON cannot hold as it is (JSON escapes it), so no cut happens.
 STOP = "\u0007"
@@ -376,7 +377,11 @@ def test_required_with_several_tools_still_gets_a_call(server: BridgeServer, dia
     assert calls == [("fs.read", {"path": "x"})]
     retry = json.loads(text)  # the second request: the first answered in text alone
     assert retry["toolMode"] == "auto"
-    assert retry["messages"][0]["content"] == [{"type": "text", "value": INSTRUCTION}]
+    # The instruction closes the client's conversation (bridge/core/turn_notes.py).
+    assert retry["messages"][-3]["content"] == [
+        {"type": "text", "value": HEADER},
+        {"type": "text", "value": INSTRUCTION},
+    ]
     assert retry["messages"][-2]["content"] == [{"type": "text", "value": "No tool."}]
     assert retry["messages"][-1]["content"] == [{"type": "text", "value": REMINDER}]
     assert "No tool." not in text.replace('"value":"No tool."', "")  # never sent to the client

@@ -53,7 +53,12 @@ def test_create(client: OpenAI) -> None:
     assert usage is not None and usage.prompt_tokens > 0 and usage.completion_tokens > 0
     assert usage.total_tokens == usage.prompt_tokens + usage.completion_tokens
     assert usage.prompt_tokens_details is not None
-    assert usage.prompt_tokens_details.cached_tokens == 0
+    assert usage.prompt_tokens_details.cached_tokens is not None
+    assert usage.prompt_tokens_details.cached_tokens <= usage.prompt_tokens
+    # The same request again: the simulated model's prompt cache serves all of its input.
+    again = client.chat.completions.create(model="sim-echo", messages=HELLO).usage
+    assert again is not None and again.prompt_tokens_details is not None
+    assert again.prompt_tokens_details.cached_tokens == usage.prompt_tokens
 
 
 def test_system_developer_and_history(client: OpenAI) -> None:

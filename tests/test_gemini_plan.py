@@ -13,6 +13,7 @@ import pytest
 from bridge.core.backend import ChatTool, ModelInfo, TextPart
 from bridge.core.errors import ApiError
 from bridge.core.structured_output import OutputFormat
+from bridge.core.turn_notes import HEADER
 from bridge.gemini.plan import JUSTIFICATION, GeminiPlan, parse_generate_request, plan_generate
 from bridge.gemini.tools import EMPTY_SCHEMA
 
@@ -214,8 +215,9 @@ def test_json_with_a_response_schema() -> None:
     assert got.output_format is not None
     assert got.output_format.param == "generationConfig.responseSchema"
     assert "responseFormat" not in got.chat.modelOptions  # Copilot would drop it
-    first = got.chat.messages[0].content[0]
-    assert isinstance(first, TextPart) and "JSON Schema" in first.value
+    assert got.chat.messages[-1].content[0] == TextPart(value=HEADER)  # after the history
+    note = got.chat.messages[-1].content[1]
+    assert isinstance(note, TextPart) and "JSON Schema" in note.value
 
 
 def test_json_with_a_response_json_schema_and_without_any() -> None:
@@ -240,9 +242,10 @@ def test_an_enum_answer_is_asked_for_by_an_instruction() -> None:
         }
     )
     assert got.output_format is None
-    first = got.chat.messages[0].content[0]
-    assert isinstance(first, TextPart) and first.value.endswith("red\ngreen")
-    assert got.chat.messages[-1].content == [TextPart(value="hi")]
+    assert got.chat.messages[0].content == [TextPart(value="hi")]
+    note = got.chat.messages[-1].content  # after the history (bridge/core/turn_notes.py)
+    assert note[0] == TextPart(value=HEADER)
+    assert isinstance(note[1], TextPart) and note[1].value.endswith("red\ngreen")
 
 
 @pytest.mark.parametrize(

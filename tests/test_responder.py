@@ -26,6 +26,7 @@ from bridge.core.backend import (
 from bridge.core.copilot.required import INSTRUCTION
 from bridge.core.errors import GRANT_ACCESS_HINT, ApiError
 from bridge.core.structured_output import checked_format
+from bridge.core.turn_notes import HEADER
 from bridge.responses.events import Event
 from bridge.responses.request import parse_create_request
 from bridge.responses.responder import (
@@ -174,10 +175,11 @@ def test_plan_response_builds_the_chat_request() -> None:
 
     chat = result.chat
     assert chat.model == "sim-echo"
-    # Required with two tools: Copilot would throw, so auto plus an instruction first.
+    # Required with two tools: Copilot would throw, so auto plus an instruction after the
+    # history (bridge/core/turn_notes.py).
     assert [m.role for m in chat.messages] == ["user", "user", "user"]
-    assert chat.messages[0].content == [TextPart(value=INSTRUCTION)]
-    assert chat.messages[1].content == [TextPart(value="Be brief.")]
+    assert chat.messages[0].content == [TextPart(value="Be brief.")]
+    assert chat.messages[-1].content == [TextPart(value=HEADER), TextPart(value=INSTRUCTION)]
     assert [t.name for t in chat.tools] == ["exec_command", "apply_patch"]
     assert chat.toolMode == "auto" and chat.toolCallRequired is True
     # Copilot's keys only: top_p and the summary have no way through.
@@ -561,20 +563,21 @@ def test_structured_output_goes_to_the_model_as_an_instruction() -> None:
     the_plan = plan(text=PERSON_FORMAT, instructions="Be terse.")
     chat = the_plan.chat
     assert chat.modelOptions == {}  # no option carries a format through Copilot
-    first = chat.messages[0].content[0]
-    assert isinstance(first, TextPart)
-    assert "JSON Schema" in first.value and '"required":["name","age"]' in first.value
-    assert chat.messages[1].content == [TextPart(value="Be terse.")]
-    last = chat.messages[-1].content[0]
-    assert isinstance(last, TextPart) and last.value == "hello world"  # still the client's
+    # After the client's messages (bridge/core/turn_notes.py), which keep their places.
+    assert chat.messages[0].content == [TextPart(value="Be terse.")]
+    assert chat.messages[1].content == [TextPart(value="hello world")]
+    assert chat.messages[-1].content[0] == TextPart(value=HEADER)
+    note = chat.messages[-1].content[1]
+    assert isinstance(note, TextPart)
+    assert "JSON Schema" in note.value and '"required":["name","age"]' in note.value
     assert the_plan.response["text"]["format"]["name"] == "person"
 
 
 def test_json_object_format() -> None:
     chat = plan(text={"format": {"type": "json_object"}}).chat
     assert chat.modelOptions == {}
-    first = chat.messages[0].content[0]
-    assert isinstance(first, TextPart) and "JSON object" in first.value
+    note = chat.messages[-1].content[1]
+    assert isinstance(note, TextPart) and "JSON object" in note.value
 
 
 @pytest.mark.parametrize(

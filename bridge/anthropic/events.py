@@ -37,11 +37,14 @@ def thinking_signature() -> str:
 
 
 def usage_fields(counts: UsageCounts) -> dict[str, int]:
+    """Anthropic's usage: `input_tokens` are the input not read from the cache (the whole
+    input is their sum with `cache_read_input_tokens` and `cache_creation_input_tokens`)."""
+    cached = min(counts.cached_tokens, counts.input_tokens)
     return {
-        "input_tokens": counts.input_tokens,
+        "input_tokens": counts.input_tokens - cached,
         "output_tokens": counts.output_tokens,
         "cache_creation_input_tokens": 0,
-        "cache_read_input_tokens": counts.cached_tokens,
+        "cache_read_input_tokens": cached,
     }
 
 

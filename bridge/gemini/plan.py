@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from bridge.core.backend import ChatMessage, ChatRequest, ModelInfo, TextPart
+from bridge.core.backend import ChatRequest, ModelInfo
 from bridge.core.chat_request import editor_chat
 from bridge.core.structured_output import OutputFormat
 from bridge.core.validation_errors import json_object
@@ -65,10 +65,8 @@ def plan_generate(
     messages = editor_messages(request.contents, request.system_instruction)
     if not request.contents or not any(message.role == "user" for message in messages):
         raise bad_field("contents", "The contents hold nothing the model can read.")
-    if fmt.enum_values:
-        # First, with the other system-like text: the last message stays the client's.
-        instruction = TextPart(value=enum_instruction(fmt.enum_values))
-        messages.insert(0, ChatMessage(role="user", content=[instruction]))
+    # About this answer alone: after the history (bridge/core/turn_notes.py).
+    notes = [enum_instruction(fmt.enum_values)] if fmt.enum_values else []
     chat = editor_chat(
         model,
         messages,
@@ -77,6 +75,7 @@ def plan_generate(
         model_options(request, stops),
         fmt.output,
         JUSTIFICATION,
+        notes,
     )
     return GeminiPlan(
         chat=chat,

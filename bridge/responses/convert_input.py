@@ -1,8 +1,10 @@
 """Responses input items -> the editor's chat messages (pure functions).
 
 The editor has only user and assistant messages, so instructions, system and developer
-messages become user messages placed first. Tool calls of one turn go into one assistant
-message and their results into one user message, or model providers reject the history.
+messages become user messages placed first; system and developer messages that come after the
+model's first answer stay where they are, labelled (as in the other dialects), so a
+conversation that grows keeps its start (prompt caching). Tool calls of one turn go into one
+assistant message and their results into one user message, or model providers reject the history.
 Messages between Codex agents (`agent_message`) become user messages that say who wrote to
 whom. A tool result whose call is nowhere in the input is a 400, as with OpenAI.
 """
@@ -122,6 +124,7 @@ def orphan_output_error(index: int, call_id: str) -> ApiError:
     )
 
 
+SYSTEM_LABELS = {"system": "[System message]", "developer": "[Developer message]"}
 COMPACTION_PREAMBLE = "Summary of the earlier conversation (compacted):"
 
 
@@ -142,10 +145,12 @@ class _Conversation:
     def __init__(self) -> None:
         self.messages: list[ChatMessage] = []
         self._last_kinds: set[type] | None = None  # None: not needed yet, so not gathered
+        self.answered = False  # the model has spoken: later system text stays in place
 
     def add(self, message: ChatMessage) -> None:
         self.messages.append(message)
         self._last_kinds = None
+        self.answered = self.answered or message.role == "assistant"
 
     def append(self, role: str, parts: list[MessagePart], merge_when: tuple[type, ...]) -> None:
         """Add parts as a new message, or into the previous one when it is of the same kind."""
@@ -179,7 +184,12 @@ def to_chat_messages(request: CreateResponseRequest) -> list[ChatMessage]:
             parts = content_parts(item.content)
             if not parts:
                 continue
-            if item.role in ("system", "developer"):
+            if item.role in ("system", "developer") and conversation.answered:
+                # Where it was written, labelled: moved up to the preamble it would change
+                # the start of every later prompt (and the provider's prompt cache with it).
+                label = TextPart(value=SYSTEM_LABELS[item.role])
+                conversation.add(ChatMessage(role="user", content=[label, *parts]))
+            elif item.role in ("system", "developer"):
                 preamble.append(ChatMessage(role="user", content=parts))
             elif item.role == "assistant":
                 # Text and tool calls of one turn, in any order, stay one assistant message.

@@ -9,15 +9,17 @@ messages.py (the conversation's parts).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import partial
 from typing import Literal
 
 from bridge.core.backend import ChatMessage, ChatRequest, ChatTool, ModelInfo
 from bridge.core.copilot.messages import copilot_messages
 from bridge.core.copilot.options import RequestOptions, model_configuration, model_options
-from bridge.core.copilot.required import instruction_message
+from bridge.core.copilot.required import INSTRUCTION
 from bridge.core.copilot.schemas import Family, normalised_tool
 from bridge.core.copilot.tool_names import ToolNames
+from bridge.core.turn_notes import with_turn_notes
 
 
 def copilot_request(
@@ -27,8 +29,10 @@ def copilot_request(
     tool_mode: Literal["auto", "required"],
     options: RequestOptions,
     justification: str | None,
+    notes: Sequence[str] = (),
 ) -> ChatRequest:
-    """The editor's request for these messages, tools and options, as Copilot takes it.
+    """The editor's request for these messages, tools and options, as Copilot takes it;
+    `notes` (instructions about this answer) close it, after the history (turn_notes.py).
 
     Raises ApiError 400 for what no Copilot model could answer (images to a model without
     image input)."""
@@ -39,6 +43,7 @@ def copilot_request(
         tool_mode=tool_mode,
         options=options,
         justification=justification,
+        notes=notes,
     )
     names = ToolNames()
     family = Family.of(model.family or model.id)
@@ -46,12 +51,11 @@ def copilot_request(
     required_by_instruction = tool_mode == "required" and len(editor_tools) > 1
     shaped = copilot_messages(messages, names, model.id, model.capabilities.imageInput)
     if required_by_instruction:
-        # First, with the other system-like text: the last message stays the client's.
-        shaped.insert(0, instruction_message())
+        notes = [*notes, INSTRUCTION]
         tool_mode = "auto"
     request = ChatRequest(
         model=model.id,
-        messages=shaped,
+        messages=with_turn_notes(shaped, notes),
         tools=editor_tools,
         toolMode=tool_mode,
         modelOptions=model_options(options),

@@ -2,10 +2,11 @@
 
 Copilot throws `LanguageModelChatToolMode.Required is not supported with more than one tool`.
 With one tool the mode stays required (Copilot names the tool to the model). With several the
-request goes in auto mode with an instruction to call one; the answer is held back until a tool
-call comes (bridge/core/answer.py), and an answer that ends in text alone is asked once more
-with a reminder. Text alone again is a 502 (`tool_call_missing`): the client asked for a call,
-and a text answer would be read as the model's final word.
+request goes in auto mode with an instruction to call one (after the history: turn_notes.py);
+the answer is held back until a tool call comes (bridge/core/answer.py), and an answer that
+ends in text alone is asked once more with a reminder. Text alone again is a 502
+(`tool_call_missing`): the client asked for a call, and a text answer would be read as the
+model's final word.
 """
 
 from __future__ import annotations
@@ -21,10 +22,6 @@ REMINDER = (
     "You answered without calling a tool, but this answer must call one of the tools offered. "
     "Call the right tool now."
 )
-
-
-def instruction_message() -> ChatMessage:
-    return ChatMessage(role="user", content=[TextPart(value=INSTRUCTION)])
 
 
 def retry_messages(messages: list[ChatMessage], answer_text: str) -> list[ChatMessage]:

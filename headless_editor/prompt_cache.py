@@ -1,0 +1,149 @@
+"""The simulated models' prompt cache: how many of a request's input tokens a provider's cache
+would serve, the longest common prefix (in tokens) with a recent request to the same model.
+
+The rendered input is the request as a provider reads it, in order: the tools first (names,
+descriptions, schemas: providers put them before the conversation), then every message, its
+role and every part. Each unit of the rendering is one token as `tokens.py` counts it, so a
+request's units are exactly its `prompt_tokens`; a role, a call id or an image's bytes ride on
+the token they come with, so any change there breaks the prefix as it would break a real cache.
+
+Real caches work in blocks (OpenAI's in steps of 128 tokens after the first 1,024; Anthropic's
+at breakpoints); this one is exact to the token, which makes a test of prefix stability sharp:
+one token changed inside the history shows up as the whole rest of the prompt uncached.
+
+Memory is bounded: per model the last `MAX_ENTRIES` prompts, at most `MAX_CHARS` characters
+in all (the oldest go first); there are only as many models as the editor offers.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import deque
+
+from bridge.core.backend import ChatMessage, ChatTool, DataPart, MessagePart, TextPart, ToolCallPart
+from headless_editor.tokens import IMAGE_TOKENS, PIECE, data_text
+
+MAX_ENTRIES = 32
+MAX_CHARS = 64 * 1024 * 1024  # of one model's stored renderings
+_END = "\x00"  # ends every unit in the stored string; escaped inside units
+_STEP = 4096  # characters compared at once before the exact search
+
+
+def _escaped(unit: str) -> str:
+    # Injective, and never produces _END: a unit's end is exactly where its _END is.
+    return unit.replace("\x01", "\x01\x01").replace(_END, "\x01\x02")
+
+
+class _Units:
+    """The rendering as it is built: one escaped unit per token, a pending marker carried onto
+    the next token (so markers cost no token but still take part in the prefix)."""
+
+    def __init__(self) -> None:
+        self.chunks: list[str] = []
+        self.marker = ""
+
+    def mark(self, marker: str) -> None:
+        self.marker += f"\x01<{marker}>"
+
+    def text(self, text: str) -> None:
+        for piece in PIECE.findall(text):
+            self.token(piece)
+
+    def token(self, token: str) -> None:
+        self.chunks.append(self.marker + _escaped(token) + _END)
+        self.marker = ""
+
+    def joined(self) -> str:
+        return "".join(self.chunks)
+
+
+def rendered(messages: list[ChatMessage], tools: list[ChatTool]) -> str:
+    """The request's input as the provider reads it, one `_END`-terminated unit per token."""
+    units = _Units()
+    for tool in tools:
+        units.mark("tool")
+        units.text(tool.name)
+        units.text(tool.description)
+        if tool.inputSchema is not None:
+            # Sorted as tokens.py counts it; the order a client wrote stays the client's.
+            units.text(json.dumps(tool.inputSchema, sort_keys=True, ensure_ascii=False))
+    for message in messages:
+        units.mark(f"{message.role}:{message.name or ''}")
+        for part in message.content:
+            _part(units, part)
+    return units.joined()
+
+
+def _part(units: _Units, part: MessagePart) -> None:
+    if isinstance(part, TextPart):
+        units.mark("text")
+        units.text(part.value)
+    elif isinstance(part, DataPart):
+        _data(units, part)
+    elif isinstance(part, ToolCallPart):
+        units.mark(f"call:{part.callId}")
+        units.text(part.name)
+        units.text(json.dumps(part.input, sort_keys=True, ensure_ascii=False))
+    else:
+        units.mark(f"result:{part.callId}")
+        for item in part.content:
+            _part(units, item)
+
+
+def _data(units: _Units, part: DataPart) -> None:
+    if part.mimeType.startswith("image/"):
+        digest = hashlib.sha256(part.data.encode("ascii", "replace")).hexdigest()[:16]
+        units.mark(f"image:{part.mimeType}")
+        for index in range(IMAGE_TOKENS):
+            units.token(f"{digest}:{index}")
+        return
+    units.mark(f"data:{part.mimeType}")
+    units.text(data_text(part))
+
+
+def common_prefix_chars(a: str, b: str) -> int:
+    """How many leading characters `a` and `b` share (compared in C, a block at a time)."""
+    limit = min(len(a), len(b))
+    start = 0
+    while start + _STEP <= limit and a[start : start + _STEP] == b[start : start + _STEP]:
+        start += _STEP
+    low, high = start, min(limit, start + _STEP)
+    while low < high:  # the longest equal prefix lies in [low, high]
+        middle = (low + high + 1) // 2
+        if a[start:middle] == b[start:middle]:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def common_prefix_tokens(a: str, b: str) -> int:
+    """The whole units (tokens) two renderings share from the start."""
+    return a.count(_END, 0, common_prefix_chars(a, b))
+
+
+class PromptCache:
+    """The recent renderings of each model's requests, for the tokens a cache would serve."""
+
+    def __init__(self) -> None:
+        self._recent: dict[str, deque[str]] = {}
+        self._chars: dict[str, int] = {}
+
+    def cached_tokens(self, model: str, messages: list[ChatMessage], tools: list[ChatTool]) -> int:
+        """The tokens of this request a recent one shares from the start; remembers this one."""
+        text = rendered(messages, tools)
+        recent = self._recent.setdefault(model, deque())
+        best = max((common_prefix_tokens(text, earlier) for earlier in recent), default=0)
+        recent.append(text)
+        self._chars[model] = self._chars.get(model, 0) + len(text)
+        while len(recent) > MAX_ENTRIES or (len(recent) > 1 and self._chars[model] > MAX_CHARS):
+            self._chars[model] -= len(recent.popleft())
+        if self._chars[model] > MAX_CHARS:  # one prompt larger than the whole budget
+            self._chars[model] -= len(recent.popleft())
+        return best
+
+
+def unit_count(text: str) -> int:
+    """The tokens of a rendering (what the request's `prompt_tokens` counts)."""
+    return text.count(_END)
