@@ -103,9 +103,7 @@ async def ask(client: TestClient[Any, Any], stream: bool = False) -> None:
         return
     text = await response.text()
     chunks = [json.loads(line[6:]) for line in text.splitlines() if line.startswith("data: {")]
-    content = "".join(
-        c["choices"][0]["delta"].get("content") or "" for c in chunks if c["choices"]
-    )
+    content = "".join(c["choices"][0]["delta"].get("content") or "" for c in chunks if c["choices"])
     assert content == ANSWER and text.rstrip().endswith("data: [DONE]")
     assert chunks[-1]["usage"]["prompt_tokens"] == 11
 

@@ -65,7 +65,10 @@ def test_client_of_captured_user_agents(folder: str, pattern: str, client: str) 
         ({"User-Agent": "Anthropic/JS 0.60.0"}, "anthropic-sdk"),
         ({"User-Agent": "google-genai-sdk/3.4.0 gl-python/3.11.7"}, "google-genai-sdk"),
         # A client that sends its own User-Agent and Google's client header.
-        ({"User-Agent": "curl/8.5", "X-Goog-Api-Client": "google-genai-sdk/1.30.0"}, "google-genai-sdk"),
+        (
+            {"User-Agent": "curl/8.5", "X-Goog-Api-Client": "google-genai-sdk/1.30.0"},
+            "google-genai-sdk",
+        ),
         ({"User-Agent": "Aider/0.86.0 OpenAI/Python 2.20.0"}, "aider"),
         ({"User-Agent": "ai-sdk/openai/2.0.0"}, "vercel-ai-sdk"),
         ({"User-Agent": "curl/8.5.0"}, "other"),
@@ -241,9 +244,10 @@ def test_summary_edges_are_whole_local_days(known: sqlite3.Connection) -> None:
     assert [r["day"] for r in only_d2["by_day"]] == ["2026-05-02"]
     only_d3 = summary(known, Span(D3, D3))
     assert only_d3["totals"]["requests"] == 1
-    assert summary(known, Span(D3 + timedelta(days=1), D3 + timedelta(days=9)))["totals"][
-        "requests"
-    ] == 0
+    assert (
+        summary(known, Span(D3 + timedelta(days=1), D3 + timedelta(days=9)))["totals"]["requests"]
+        == 0
+    )
 
 
 def test_summary_empty_span_has_no_ratios_to_divide(known: sqlite3.Connection) -> None:

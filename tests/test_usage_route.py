@@ -128,7 +128,9 @@ async def test_same_key_and_host_origin_rules_as_the_api(tmp_path: Path) -> None
         assert (await client.get("/v1/usage")).status == 401
         assert (await client.get("/v1/usage", headers={"Authorization": "Bearer no"})).status == 401
         assert (await client.get("/v1/usage", headers=key)).status == 200
-        assert (await client.get("/v1/usage", headers={**key, "Host": "evil.example"})).status == 403
+        assert (
+            await client.get("/v1/usage", headers={**key, "Host": "evil.example"})
+        ).status == 403
         foreign = {**key, "Origin": "https://evil.example"}
         assert (await client.get("/v1/usage", headers=foreign)).status == 403
         # The models route answers the same way: the rules are the API's.
