@@ -2,7 +2,8 @@
 // Pure (no vscode import) so it is unit-tested. Only what the user set is sent: the server's
 // defaults (bridge/settings.py) stay the one place that defines them.
 
-import { PROTOCOL_VERSION, type InitializationOptions, type Limits } from './protocol';
+import * as path from 'node:path';
+import { PROTOCOL_VERSION, type InitializationOptions, type Limits, type UsageOptions } from './protocol';
 
 export const LIMIT_NAMES = [
   'maxBodyBytes',
@@ -39,6 +40,8 @@ export const OPTIONAL_SETTINGS: readonly string[] = [
   'allowedHosts',
   'allowedOrigins',
   ...LIMIT_NAMES.map((name) => `limits.${name}`),
+  'usage.database',
+  'usage.retentionDays',
 ];
 
 /** Always sent: the extension's port default (23335) is not the server's (0). */
@@ -46,7 +49,13 @@ export interface Endpoint {
   host: string;
   port: number;
   apiKey: string;
+  /** The extension's global storage folder (context.globalStorageUri.fsPath): where the usage
+   * ledger lives unless `usage.database` says otherwise, one file for every VS Code window. */
+  storageFolder?: string;
 }
+
+/** The usage ledger's file in the extension's global storage folder. */
+export const USAGE_FILE = 'usage.sqlite3';
 
 /** The values the user set, by setting name below `maestroBridge.`; a setting not set is absent. */
 export type UserValues = Readonly<Record<string, unknown>>;
@@ -118,6 +127,28 @@ export function buildInitializationOptions(endpoint: Endpoint, set: UserValues):
     else ignored.push(key);
   }
   if (Object.keys(limits).length > 0) options.limits = limits;
+  const usage = usageOptions(endpoint.storageFolder, set, ignored);
+  if (usage) options.usage = usage;
   // Ranges (minimums) are the server's to check: it refuses to start and says which value is wrong.
   return { options, ignored };
+}
+
+/** `usage: {database, retentionDays}`: "" (the default) is the global storage folder's file, so
+ * VS Code's bridges share one ledger; "none" records nothing; anything else is the file's path. */
+function usageOptions(folder: string | undefined, set: UserValues, ignored: string[]): UsageOptions | undefined {
+  const usage: UsageOptions = {};
+  let database = set['usage.database'];
+  if (database !== undefined && database !== null && typeof database !== 'string') {
+    ignored.push('usage.database');
+    database = undefined;
+  }
+  const chosen = typeof database === 'string' ? database.trim() : '';
+  if (chosen !== '') usage.database = chosen.toLowerCase() === 'none' ? 'none' : chosen;
+  else if (folder) usage.database = path.join(folder, USAGE_FILE);
+  const days = set['usage.retentionDays'];
+  if (days !== undefined && days !== null) {
+    if (isNumber(days) && Number.isInteger(days) && days >= 1) usage.retentionDays = days;
+    else ignored.push('usage.retentionDays');
+  }
+  return Object.keys(usage).length > 0 ? usage : undefined;
 }

@@ -120,6 +120,15 @@ export interface InitializationOptions {
   allowedHosts?: string[];
   allowedOrigins?: string[];
   limits?: Limits;
+  usage?: UsageOptions;
+}
+
+/** The usage ledger (docs/protocol.md, README "Usage and budgets"). */
+export interface UsageOptions {
+  /** The SQLite file; "none" records nothing; absent: the user's state folder. */
+  database?: string;
+  /** Rows older than this many days are forgotten when a bridge starts (server default 400). */
+  retentionDays?: number;
 }
 
 export interface ServerReadyParams { url: string; host: string; port: number }
