@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Iterator
 from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -194,11 +195,11 @@ KNOWN = [
 
 
 @pytest.fixture
-def known(tmp_path: Path) -> sqlite3.Connection:
+def known(tmp_path: Path) -> Iterator[sqlite3.Connection]:
     path = tmp_path / "usage.sqlite3"
     ledger_with(path, KNOWN)
     conn = open_for_reading(path)
-    yield conn  # type: ignore[misc]
+    yield conn
     conn.close()
 
 

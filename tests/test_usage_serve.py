@@ -27,12 +27,20 @@ from usage_checks import (
 from bridge.usage.queries import COUNTS
 
 
-def chat(base_url: str, text: str, agent: str, stream: bool = False, **headers: str) -> Any:
+def chat(
+    base_url: str,
+    text: str,
+    agent: str,
+    stream: bool = False,
+    headers: dict[str, str] | None = None,
+) -> Any:
     """A chat completion as the named agent; the usage it was sent."""
     body: dict[str, Any] = {"model": "sim-echo", "messages": [{"role": "user", "content": text}]}
     if stream:
         body |= {"stream": True, "stream_options": {"include_usage": True}}
-    reply = post(f"{base_url}/chat/completions", body, headers={"User-Agent": agent, **headers})
+    reply = post(
+        f"{base_url}/chat/completions", body, headers={"User-Agent": agent, **(headers or {})}
+    )
     assert reply.status_code == 200, reply.text
     if not stream:
         return reply.json()["usage"]
@@ -229,8 +237,8 @@ def test_key_rules_and_nothing_secret_in_the_file(
     prompt = "the secret plan is zanzibar-quokka-4471"
     server = bridge_server_factory("--usage-db", str(db), "--api-key", key)
     auth = {"Authorization": f"Bearer {key}"}
-    usage = chat(server.base_url, prompt, "OpenAI/Python 3.57.0", **auth)
-    chat(server.base_url, prompt, "OpenAI/Python 3.57.0", stream=True, **auth)
+    usage = chat(server.base_url, prompt, "OpenAI/Python 3.57.0", headers=auth)
+    chat(server.base_url, prompt, "OpenAI/Python 3.57.0", stream=True, headers=auth)
     assert get_usage(server.root_url)[0] == 401
     assert get_usage(server.root_url, headers={"Authorization": "Bearer wrong"})[0] == 401
     assert get_usage(server.root_url, headers={**auth, "Host": "evil.example"})[0] == 403

@@ -46,7 +46,8 @@ def wait_for_usage(
         status, body = get_usage(root_url, query, headers)
         assert status == 200, body
         if done(body) or time.monotonic() > deadline:
-            return body
+            summary: dict[str, Any] = body
+            return summary
         time.sleep(0.1)
 
 
