@@ -90,7 +90,7 @@ class UsageLedger:
         self._failing = False
         self._failing_lock = threading.Lock()
         self._thread = threading.Thread(target=self._write_rows, name="usage-ledger", daemon=True)
-        self._opened = threading.Event()
+        self._open_error = ""  # why the file could not be opened, told when rows are dropped
         self._thread.start()
 
     def record(self, row: UsageRow) -> None:
@@ -149,10 +149,13 @@ class UsageLedger:
         return connect(self.path, self.busy_timeout)
 
     def _open(self) -> sqlite3.Connection | None:
+        """The writer's connection, or None (tried again with the next rows: a bridge that
+        starts beside another one may find the file busy for a moment)."""
         try:
             conn = self._connect()
         except Exception as exc:  # sqlite3.Error, OSError: the thread lives on
-            self._dropped(f"cannot open it ({exc})")
+            self._open_error = f"cannot open it ({exc})"
+            log.debug("Usage ledger %s not opened: %s", self.path, exc)
             return None
         try:
             self._forget_old(conn)
@@ -162,7 +165,7 @@ class UsageLedger:
 
     def _write(self, conn: sqlite3.Connection | None, rows: list[UsageRow]) -> None:
         if conn is None:
-            self._dropped("it could not be opened", len(rows))
+            self._dropped(self._open_error, len(rows))
             return
         try:
             with conn:
