@@ -108,9 +108,14 @@ async def ask(client: TestClient[Any, Any], stream: bool = False) -> None:
     assert chunks[-1]["usage"]["prompt_tokens"] == 11
 
 
-def flush(client: TestClient[Any, Any]) -> None:
+def ledger_of(client: TestClient[Any, Any]) -> UsageLedger:
     assert client.app is not None
-    assert client.app[USAGE_LEDGER].flush(timeout=30)
+    ledger: UsageLedger = client.app[USAGE_LEDGER]
+    return ledger
+
+
+def flush(client: TestClient[Any, Any]) -> None:
+    assert ledger_of(client).flush(timeout=30)
 
 
 def saved_rows(path: Path) -> int:
@@ -196,7 +201,7 @@ async def test_locked_file_drops_rows_then_saves_again(
     locker: Callable[[Path], subprocess.Popen[str]],
 ) -> None:
     path = tmp_path / "usage.sqlite3"
-    client = await bridge(monkeypatch, path, ledger_kind(busy_timeout=1.0))
+    client = await bridge(monkeypatch, path, ledger_kind(busy_timeout=2.0))
     try:
         await ask(client)
         flush(client)
@@ -204,10 +209,10 @@ async def test_locked_file_drops_rows_then_saves_again(
         for run in range(2):  # two runs of failures: a warning each
             holder = locker(path)
             for stream in (False, True):
-                started = time.monotonic()
                 await ask(client, stream)
-                # The answer never waits on the disk (the writer waits its 1 s in its thread).
-                assert time.monotonic() - started < 0.9
+                # The answer came while its row still waits on the lock (in the writer's
+                # thread, for up to the busy timeout): the answer never waits on the disk.
+                assert ledger_of(client)._rows.unfinished_tasks >= 1
             flush(client)
             assert saved_rows(path) == 1 + run
             assert len(warnings(ledger_log, WARNING)) == 1 + run
@@ -250,7 +255,8 @@ async def test_full_queue_drops_rows_not_answers(
     locker: Callable[[Path], subprocess.Popen[str]],
 ) -> None:
     path = tmp_path / "usage.sqlite3"
-    client = await bridge(monkeypatch, path, ledger_kind(busy_timeout=3.0, queue_rows=2))
+    # A busy timeout longer than the test: the writer waits on the lock all along.
+    client = await bridge(monkeypatch, path, ledger_kind(busy_timeout=60.0, queue_rows=2))
     try:
         await ask(client)
         flush(client)
@@ -265,9 +271,11 @@ async def test_full_queue_drops_rows_not_answers(
         flush(client)
         await ask(client)
         flush(client)
-        # The row the writer held and the two queued were written once the lock went, or
-        # dropped had the wait outlasted the busy timeout; the other five were dropped.
-        assert 2 <= saved_rows(path) <= 5
+        # Once the lock went, the row the writer held and the two queued were written (the
+        # writer may have taken the second with the first, leaving room for a fourth); the
+        # others were dropped; and the log says rows are saved again.
+        assert 1 + 3 + 1 <= saved_rows(path) <= 1 + 4 + 1
         assert len(warnings(ledger_log, WARNING)) == 1
+        assert len(warnings(ledger_log, AGAIN)) == 1
     finally:
         await client.close()
