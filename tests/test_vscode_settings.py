@@ -12,7 +12,7 @@ import annotated_types
 import pytest
 from pydantic.fields import FieldInfo
 
-from bridge.settings import BridgeSettings, Limits
+from bridge.settings import BridgeSettings, Limits, UsageSettings
 
 PACKAGE_JSON = Path(__file__).resolve().parents[1] / "editor-client" / "package.json"
 TOP_LEVEL = [
@@ -33,7 +33,9 @@ def properties() -> dict[str, dict[str, Any]]:
 
 def server_fields() -> list[tuple[str, FieldInfo]]:
     top = [(name, BridgeSettings.model_fields[name]) for name in TOP_LEVEL]
-    return top + [(f"limits.{name}", info) for name, info in Limits.model_fields.items()]
+    limits = [(f"limits.{name}", info) for name, info in Limits.model_fields.items()]
+    usage = [(f"usage.{name}", info) for name, info in UsageSettings.model_fields.items()]
+    return top + limits + usage
 
 
 def test_every_bridge_setting_has_a_vscode_setting() -> None:

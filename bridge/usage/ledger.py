@@ -28,41 +28,72 @@ BATCH_ROWS = 500
 _STOP = None
 
 
-def connect(path: Path) -> sqlite3.Connection:
+def connect(path: Path, busy_timeout: float = BUSY_TIMEOUT_SECONDS) -> sqlite3.Connection:
     """A connection that writes the ledger (the file and its table made when missing)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    conn = sqlite3.connect(path)
-    conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_SECONDS * 1000)}")
-    conn.execute("PRAGMA journal_mode = WAL")
-    conn.execute("PRAGMA synchronous = NORMAL")  # WAL: durable up to the last checkpoint
+    conn = sqlite3.connect(path, timeout=busy_timeout)
+    try:
+        conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA synchronous = NORMAL")  # WAL: durable up to the last checkpoint
+        conn.executescript(CREATE_TABLE)
+        if conn.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
+            conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")  # a write: only once
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+def _empty_ledger() -> sqlite3.Connection:
+    conn = sqlite3.connect(":memory:")
     conn.executescript(CREATE_TABLE)
-    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
     return conn
 
 
 def open_for_reading(path: Path) -> sqlite3.Connection:
-    """A connection that reads the ledger; a file not made yet reads as an empty ledger."""
+    """A connection that reads the ledger; a file not made yet (or whose table a starting
+    bridge has not made yet) reads as an empty ledger."""
     if not path.exists():
-        conn = sqlite3.connect(":memory:")
-        conn.executescript(CREATE_TABLE)
-        return conn
-    conn = sqlite3.connect(path)
-    conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_SECONDS * 1000)}")
+        return _empty_ledger()
+    conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_SECONDS)
+    try:
+        conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_SECONDS * 1000)}")
+        made = conn.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'requests'"
+        ).fetchone()
+    except BaseException:
+        conn.close()
+        raise
+    if made is None:
+        conn.close()
+        return _empty_ledger()
     return conn
 
 
 class UsageLedger:
     """Rows recorded from the event loop, written by one thread; `close` writes what is left."""
 
-    def __init__(self, path: Path, retention_days: int = DEFAULT_RETENTION_DAYS) -> None:
+    def __init__(
+        self,
+        path: Path,
+        retention_days: int = DEFAULT_RETENTION_DAYS,
+        *,
+        busy_timeout: float = BUSY_TIMEOUT_SECONDS,
+        queue_rows: int = QUEUE_ROWS,
+    ) -> None:
         self.path = path
         self.retention_days = retention_days
-        self._rows: queue.Queue[UsageRow | None] = queue.Queue(QUEUE_ROWS)
-        self._failing = False  # a run of failures is logged once
+        self.busy_timeout = busy_timeout
+        self._rows: queue.Queue[UsageRow | None] = queue.Queue(queue_rows)
+        # A run of failures is logged once; the event loop (a full queue) and the writer
+        # thread both report them.
+        self._failing = False
+        self._failing_lock = threading.Lock()
         self._thread = threading.Thread(target=self._write_rows, name="usage-ledger", daemon=True)
-        self._opened = threading.Event()
         # Told of each row as it is recorded (token budgets count this process's rows at once).
         self.listeners: list[Callable[[UsageRow], None]] = []
+        self._open_error = ""  # why the file could not be opened, told when rows are dropped
         self._thread.start()
 
     def record(self, row: UsageRow) -> None:
@@ -87,10 +118,17 @@ class UsageLedger:
         return not self._rows.unfinished_tasks
 
     def _dropped(self, why: str, count: int = 1) -> None:
-        if not self._failing:
+        with self._failing_lock:
+            first, self._failing = not self._failing, True
+        if first:
             log.warning("Usage rows are not being saved to %s: %s", self.path, why)
-            self._failing = True
         log.debug("Dropped %d usage row(s)", count)
+
+    def _saved(self) -> None:
+        with self._failing_lock:
+            again, self._failing = self._failing, False
+        if again:
+            log.info("Usage rows are being saved to %s again", self.path)
 
     def _write_rows(self) -> None:
         conn = self._open()
@@ -112,28 +150,35 @@ class UsageLedger:
         if conn is not None:
             conn.close()
 
+    def _connect(self) -> sqlite3.Connection:
+        return connect(self.path, self.busy_timeout)
+
     def _open(self) -> sqlite3.Connection | None:
+        """The writer's connection, or None (tried again with the next rows: a bridge that
+        starts beside another one may find the file busy for a moment)."""
         try:
-            conn = connect(self.path)
-            self._forget_old(conn)
-            return conn
-        except (sqlite3.Error, OSError) as exc:
-            self._dropped(f"cannot open it ({exc})")
+            conn = self._connect()
+        except Exception as exc:  # sqlite3.Error, OSError: the thread lives on
+            self._open_error = f"cannot open it ({exc})"
+            log.debug("Usage ledger %s not opened: %s", self.path, exc)
             return None
+        try:
+            self._forget_old(conn)
+        except sqlite3.Error as exc:  # locked for now: the next start forgets them
+            log.debug("Old usage rows not forgotten now: %s", exc)
+        return conn
 
     def _write(self, conn: sqlite3.Connection | None, rows: list[UsageRow]) -> None:
         if conn is None:
-            self._dropped("it could not be opened", len(rows))
+            self._dropped(self._open_error, len(rows))
             return
         try:
             with conn:
                 conn.executemany(INSERT, [row_values(row) for row in rows])
-        except sqlite3.Error as exc:  # a full disk, a lock held past the busy timeout
+        except Exception as exc:  # a full disk, a lock held past the timeout
             self._dropped(str(exc), len(rows))
             return
-        if self._failing:
-            log.info("Usage rows are being saved to %s again", self.path)
-            self._failing = False
+        self._saved()
 
     def _forget_old(self, conn: sqlite3.Connection) -> None:
         """Rows older than the retention go when a bridge starts (it runs for days at most)."""

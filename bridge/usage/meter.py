@@ -14,6 +14,7 @@ import asyncio
 import logging
 import time
 from collections.abc import AsyncGenerator
+from dataclasses import replace
 
 from aiohttp import web
 
@@ -76,10 +77,24 @@ class _Measure:
 
     def failed(self, exc: EditorError | ApiError) -> None:
         if isinstance(exc, EditorError):
-            if classify_error(exc).kind == "too_long":
+            kind = classify_error(exc).kind
+            if kind == "too_long":
                 return  # Copilot's output limit: the answer ends as length-limited
+            if kind == "content_filter" and self.first_token_ms is not None:
+                # Once output began, a filter ends the answer (200, a `filtered` end).
+                self.error = "content_filter"
+                return
             exc = from_editor(exc.code, exc.message, exc.name)
         self.status, self.error = exc.status, exc.code or exc.type
+
+    def crashed(self) -> None:
+        """An unexpected exception: the client gets the dialect's 500 (or a failed end)."""
+        self.status, self.error = 500, "internal_error"
+
+    def refused(self) -> bool:
+        """The editor failed the request before any part: nothing was made, nothing to count
+        (a rate limit or a refused request costs no tokens, and budgets must not count it)."""
+        return self.status >= 400 and self.first_token_ms is None
 
     def row(self, usage: UsageCounts, estimated: bool) -> UsageRow:
         tags = self.tags
@@ -119,7 +134,9 @@ class MeteredBackend:
         return await self.inner.count_tokens(model, text)
 
     async def chat(self, request: ChatRequest) -> AsyncGenerator[list[ResponsePart], None]:
-        measure = _Measure(request, current_tags())
+        # A copy: the tags of a WebSocket connection are one object that its next turn
+        # changes, maybe before this row is written (an estimate is counted afterwards).
+        measure = _Measure(request, replace(current_tags()))
         parts = self.inner.chat(request)
         try:
             async for batch in parts:
@@ -129,19 +146,24 @@ class MeteredBackend:
             measure.failed(exc)
             raise
         except (GeneratorExit, asyncio.CancelledError):
+            # The client went away, or the bridge ended the answer early (max_tokens, a
+            # stop sequence): the editor's request was cancelled before its end.
             measure.cancelled = True
             raise
+        except Exception:
+            measure.crashed()
+            raise
         finally:
-            await parts.aclose()
-            self._record(measure)
+            try:
+                await parts.aclose()
+            finally:  # recorded even when closing fails or is cancelled again
+                self._record(measure)
 
     def _record(self, measure: _Measure) -> None:
         if measure.usage is not None:
             self.ledger.record(measure.row(measure.usage, estimated=False))
             return
-        if measure.error is not None and measure.first_token_ms is None:
-            # Refused before any part (a rate limit, a spent quota, a bad request): the model
-            # read nothing the client is billed for, and budgets must not count it.
+        if measure.refused():
             self.ledger.record(measure.row(UsageCounts(0, 0), estimated=False))
             return
         task = asyncio.get_running_loop().create_task(self._estimate(measure))
@@ -158,7 +180,9 @@ class MeteredBackend:
             reasoning_tokens = await self.inner.count_tokens(model, reasoning) if reasoning else 0
             output_tokens = await self.inner.count_tokens(model, output) if output else 0
             usage = UsageCounts(input_tokens, output_tokens + reasoning_tokens, reasoning_tokens)
-        except EditorError:
+        except Exception as exc:  # whatever failed, the row is still kept
+            # The editor cannot count (it went away, it timed out): zeros, still estimated.
+            log.debug("Could not estimate a usage row's tokens: %r", exc)
             usage = UsageCounts(0, 0)
         self.ledger.record(measure.row(usage, estimated=True))
 

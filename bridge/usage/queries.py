@@ -4,6 +4,7 @@ worker thread) and `maestro-bridge usage` (no bridge running) give the same answ
 
 from __future__ import annotations
 
+import math
 import sqlite3
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
@@ -40,13 +41,31 @@ class Span:
     @classmethod
     def last_days(cls, days: int = DEFAULT_DAYS, today: date | None = None) -> Span:
         today = today or date.today()
+        if today.toordinal() <= days:  # no days before year 1
+            return cls(date.min, today)
         return cls(today - timedelta(days=days - 1), today)
 
     def bounds(self) -> tuple[float, float]:
         """Unix seconds: local midnight of `since`, local midnight after `until`."""
-        start = datetime.combine(self.since, datetime.min.time()).timestamp()
-        end = datetime.combine(self.until + timedelta(days=1), datetime.min.time()).timestamp()
-        return start, end
+        return _midnight(self.since), _midnight_after(self.until)
+
+
+# Days far from now (`?since=0001-01-01`, `?until=9999-12-31`) have no Unix time on every
+# platform (Windows has none before 1970): they stand for "from the start" and "to the end".
+_EARLIEST, _LATEST = date(1970, 1, 2), date(9999, 12, 30)
+_END_OF_TIME = 253_402_300_800.0  # 10000-01-01 UTC
+
+
+def _midnight(day: date) -> float:
+    if day < _EARLIEST:
+        return 0.0
+    if day > _LATEST:
+        return _END_OF_TIME
+    return datetime.combine(day, datetime.min.time()).timestamp()
+
+
+def _midnight_after(day: date) -> float:
+    return _END_OF_TIME if day > _LATEST else _midnight(day + timedelta(days=1))
 
 
 def _counts(values: tuple[Any, ...]) -> dict[str, int]:
@@ -61,7 +80,7 @@ def _percentile(
     ).fetchone()
     if not count:
         return None
-    offset = min(count - 1, int(q * count))
+    offset = min(count - 1, max(0, math.ceil(q * count) - 1))  # nearest rank
     (value,) = conn.execute(
         f"SELECT first_token_ms FROM requests WHERE {where} AND first_token_ms IS NOT NULL "
         "ORDER BY first_token_ms LIMIT 1 OFFSET ?",

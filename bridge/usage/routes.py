@@ -49,7 +49,8 @@ def span_of(query: Any, today: date | None = None) -> Span:
 
 def _recent(query: Any) -> int:
     text = query.get("recent", "20")
-    if not text.isdigit() or int(text) > MAX_RECENT:
+    # ASCII digits only: `str.isdigit` takes "²", which `int` refuses.
+    if not (text.isascii() and text.isdigit()) or int(text) > MAX_RECENT:
         raise invalid_request(
             f"Invalid 'recent': {text!r} is not a whole number from 0 to {MAX_RECENT}.",
             param="recent",

@@ -92,7 +92,9 @@ export class Controller implements vscode.Disposable {
     }
     this.python = found.python;
     this.version = found.version;
-    this.server = await BridgeServer.start(found.python, neutralCwd(this.storage), settings, this.log, {
+    // The usage ledger goes to the global storage folder unless a setting says otherwise.
+    const withStorage = { ...settings, storageFolder: this.storage.fsPath };
+    this.server = await BridgeServer.start(found.python, neutralCwd(this.storage), withStorage, this.log, {
       ready: (p) => {
         this.log.info(`Listening on ${p.url}`);
         this.inFlight.cancel(); // a count of the server before

@@ -2,7 +2,14 @@
 // Pure (no vscode import) so it is unit-tested. Only what the user set is sent: the server's
 // defaults (bridge/settings.py) stay the one place that defines them.
 
-import { PROTOCOL_VERSION, type Budgets, type InitializationOptions, type Limits } from './protocol';
+import * as path from 'node:path';
+import {
+  PROTOCOL_VERSION,
+  type Budgets,
+  type InitializationOptions,
+  type Limits,
+  type UsageOptions,
+} from './protocol';
 
 export const LIMIT_NAMES = [
   'maxBodyBytes',
@@ -43,6 +50,8 @@ export const OPTIONAL_SETTINGS: readonly string[] = [
   'budgets.monthly',
   'budgets.scoped',
   'fallbackModel',
+  'usage.database',
+  'usage.retentionDays',
 ];
 
 /** Always sent: the extension's port default (23335) is not the server's (0). */
@@ -50,7 +59,13 @@ export interface Endpoint {
   host: string;
   port: number;
   apiKey: string;
+  /** The extension's global storage folder (context.globalStorageUri.fsPath): where the usage
+   * ledger lives unless `usage.database` says otherwise, one file for every VS Code window. */
+  storageFolder?: string;
 }
+
+/** The usage ledger's file in the extension's global storage folder. */
+export const USAGE_FILE = 'usage.sqlite3';
 
 /** The values the user set, by setting name below `maestroBridge.`; a setting not set is absent. */
 export type UserValues = Readonly<Record<string, unknown>>;
@@ -129,6 +144,8 @@ export function buildInitializationOptions(endpoint: Endpoint, set: UserValues):
     if (typeof value !== 'string') ignored.push('fallbackModel');
     else if (value.trim() !== '') options.fallbackModel = value.trim(); // empty: none, the default
   }
+  const usage = usageOptions(endpoint.storageFolder, set, ignored);
+  if (usage) options.usage = usage;
   // Ranges (minimums) are the server's to check: it refuses to start and says which value is wrong.
   return { options, ignored };
 }
@@ -149,4 +166,24 @@ function buildBudgets(set: UserValues, has: (key: string) => boolean, ignored: s
     else if (list.length > 0) budgets.scoped = list;
   }
   return budgets;
+}
+
+/** `usage: {database, retentionDays}`: "" (the default) is the global storage folder's file, so
+ * VS Code's bridges share one ledger; "none" records nothing; anything else is the file's path. */
+function usageOptions(folder: string | undefined, set: UserValues, ignored: string[]): UsageOptions | undefined {
+  const usage: UsageOptions = {};
+  let database = set['usage.database'];
+  if (database !== undefined && database !== null && typeof database !== 'string') {
+    ignored.push('usage.database');
+    database = undefined;
+  }
+  const chosen = typeof database === 'string' ? database.trim() : '';
+  if (chosen !== '') usage.database = chosen.toLowerCase() === 'none' ? 'none' : chosen;
+  else if (folder) usage.database = path.join(folder, USAGE_FILE);
+  const days = set['usage.retentionDays'];
+  if (days !== undefined && days !== null) {
+    if (isNumber(days) && Number.isInteger(days) && days >= 1) usage.retentionDays = days;
+    else ignored.push('usage.retentionDays');
+  }
+  return Object.keys(usage).length > 0 ? usage : undefined;
 }

@@ -124,6 +124,7 @@ export interface InitializationOptions {
   budgets?: Budgets;
   /** The model asked once when the requested one fails with a rate limit, quota or server error. */
   fallbackModel?: string;
+  usage?: UsageOptions;
 }
 
 /** Input + output tokens allowed per local day / calendar month; `scoped`: "SCOPE=N/PERIOD". */
@@ -131,6 +132,14 @@ export interface Budgets {
   daily?: number;
   monthly?: number;
   scoped?: string[];
+}
+
+/** The usage ledger (docs/protocol.md, README "Usage and budgets"). */
+export interface UsageOptions {
+  /** The SQLite file; "none" records nothing; absent: the user's state folder. */
+  database?: string;
+  /** Rows older than this many days are forgotten when a bridge starts (server default 400). */
+  retentionDays?: number;
 }
 
 export interface ServerReadyParams { url: string; host: string; port: number }

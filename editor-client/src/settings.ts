@@ -16,6 +16,8 @@ export interface Settings {
   packageSpec: string;
   /** The bridge's optional settings (options.ts) that the user set, in any scope. */
   bridge: UserValues;
+  /** The extension's global storage folder, for the usage ledger (set by the controller). */
+  storageFolder?: string;
 }
 
 /** Values set in user, workspace or folder settings; defaults shown in the UI are not sent. */

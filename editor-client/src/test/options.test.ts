@@ -142,3 +142,53 @@ describe('the settings package.json contributes', () => {
     }
   });
 });
+
+describe('the usage ledger options', () => {
+  const storage = path.join(path.sep, 'profile', 'globalStorage', 'maestro.maestro-bridge');
+  const inStorage = { ...endpoint, storageFolder: storage };
+
+  it('by default point every window at one file in the global storage folder', () => {
+    const { options, ignored } = buildInitializationOptions(inStorage, {});
+    assert.deepEqual(ignored, []);
+    assert.deepEqual(options.usage, { database: path.join(storage, 'usage.sqlite3') });
+    // An empty setting (its default shown in the UI) means the same.
+    assert.deepEqual(buildInitializationOptions(inStorage, { 'usage.database': '  ' }).options.usage, {
+      database: path.join(storage, 'usage.sqlite3'),
+    });
+  });
+
+  it('leave the server its own default without a storage folder', () => {
+    const { options } = buildInitializationOptions(endpoint, {});
+    assert.equal('usage' in options, false);
+  });
+
+  it('turn the ledger off with "none", in any case', () => {
+    for (const value of ['none', ' NONE ', 'None']) {
+      const { options } = buildInitializationOptions(inStorage, { 'usage.database': value });
+      assert.deepEqual(options.usage, { database: 'none' }, value);
+    }
+  });
+
+  it('use a path the user gave, and the retention the user set', () => {
+    const file = path.join(path.sep, 'data', 'shared-usage.sqlite3');
+    const { options, ignored } = buildInitializationOptions(inStorage, {
+      'usage.database': ` ${file} `,
+      'usage.retentionDays': 30,
+    });
+    assert.deepEqual(ignored, []);
+    assert.deepEqual(options.usage, { database: file, retentionDays: 30 });
+  });
+
+  it('ignore values of the wrong type, keeping the default file', () => {
+    const { options, ignored } = buildInitializationOptions(inStorage, {
+      'usage.database': 42,
+      'usage.retentionDays': 1.5,
+    });
+    assert.deepEqual(ignored, ['usage.database', 'usage.retentionDays']);
+    assert.deepEqual(options.usage, { database: path.join(storage, 'usage.sqlite3') });
+    for (const days of [0, -3, '30', Number.POSITIVE_INFINITY]) {
+      const built = buildInitializationOptions(inStorage, { 'usage.retentionDays': days });
+      assert.deepEqual(built.ignored, ['usage.retentionDays'], String(days));
+    }
+  });
+});
