@@ -56,7 +56,7 @@ async def test_span_from_the_query(usage_client: TestClient[Any, Any]) -> None:
     assert status == 200, body
     assert body["totals"]["requests"] == 5 and len(body["recent"]) == 5
     assert set(body) == {"object", "since", "until", "totals", "by_client", "by_model",
-                         "by_day", "recent"}  # fmt: skip
+                         "by_day", "recent", "budgets"}  # fmt: skip
     status, body = await get(usage_client, f"?since={D2}&until={D2}")
     assert (body["since"], body["until"], body["totals"]["requests"]) == (str(D2), str(D2), 2)
     # `until` alone: the 30 days up to it; `since` alone: up to today.

@@ -95,10 +95,11 @@ def sent_counts(dialect: str, usage: dict[str, Any]) -> dict[str, int]:
             "output_tokens": usage["output_tokens"],
             "reasoning_tokens": usage["output_tokens_details"]["reasoning_tokens"],
         }
-    if dialect == "anthropic":  # the bridge's input_tokens hold the cached ones too
+    if dialect == "anthropic":  # as Anthropic's, input_tokens leave out the cache reads
+        cached = usage.get("cache_read_input_tokens") or 0
         return {
-            "input_tokens": usage["input_tokens"],
-            "cached_tokens": usage.get("cache_read_input_tokens") or 0,
+            "input_tokens": usage["input_tokens"] + cached,
+            "cached_tokens": cached,
             "output_tokens": usage["output_tokens"],
             "reasoning_tokens": 0,  # not reported: the ledger's count is checked apart
         }
