@@ -13,26 +13,38 @@ from bridge.usage.ledger import connect
 from bridge.usage.rows import INSERT, UsageRow, row_values
 
 
+def usage_row(**fields: Any) -> UsageRow:
+    """A finished request's row: 0 tokens, now, sim-echo over Chat Completions, unless told."""
+    values: dict[str, Any] = {
+        "started": time.time(),
+        "client": "other",
+        "dialect": "chat",
+        "path": "/v1/chat/completions",
+        "requested_model": "sim-echo",
+        "model": "sim-echo",
+        "input_tokens": 0,
+        "cached_tokens": 0,
+        "output_tokens": 0,
+        "reasoning_tokens": 0,
+        "estimated": False,
+        "first_token_ms": 10.0,
+        "duration_ms": 20.0,
+        "status": 200,
+        "error": None,
+        "streamed": False,
+        "cancelled": False,
+    }
+    return UsageRow(**{**values, **fields})
+
+
 def seed(path: Path, tokens: int, client: str = "other", model: str = "sim-echo") -> None:
     """One finished request of `tokens` input tokens, started a second ago."""
-    row = UsageRow(
+    row = usage_row(
         started=time.time() - 1,
         client=client,
-        dialect="chat",
-        path="/v1/chat/completions",
         requested_model=model,
         model=model,
         input_tokens=tokens,
-        cached_tokens=0,
-        output_tokens=0,
-        reasoning_tokens=0,
-        estimated=False,
-        first_token_ms=10.0,
-        duration_ms=20.0,
-        status=200,
-        error=None,
-        streamed=False,
-        cancelled=False,
     )
     conn = connect(path)
     try:

@@ -10,33 +10,22 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from budget_ledger import seed
+from budget_ledger import seed, usage_row
 
 from bridge.budgets import guard as guard_module
 from bridge.budgets.guard import BudgetGuard
 from bridge.budgets.spec import Budget
 from bridge.core.errors import ApiError
 from bridge.usage.ledger import UsageLedger
-from bridge.usage.rows import UsageRow
 
-ROW = UsageRow(
+ROW = usage_row(
     started=0.0,
     client="codex",
     dialect="responses",
     path="/v1/responses",
-    requested_model="sim-echo",
-    model="sim-echo",
     input_tokens=30,
-    cached_tokens=0,
     output_tokens=10,
-    reasoning_tokens=0,
-    estimated=False,
-    first_token_ms=1.0,
-    duration_ms=2.0,
-    status=200,
-    error=None,
     streamed=True,
-    cancelled=False,
 )
 
 

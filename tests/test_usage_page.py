@@ -24,6 +24,8 @@ from conftest import BridgeServer, running_bridge_server
 from devtools_browser import Page, chromium_page
 from openai import AsyncOpenAI
 
+from bridge.usage.queries import COUNTS
+
 # A requested model name and a User-Agent that are markup: the page must show them as text.
 MARKUP_MODEL = '<img src=x onerror="document.body.dataset.pwned=1">'
 MARKUP_AGENT = "<b id=ua-markup>agent</b>"
@@ -31,15 +33,6 @@ KEY = "page-test-key-4b1d"
 
 # What the page shows, as the test reads it (an expression).
 SNAPSHOT = (Path(__file__).parent / "usage_page_snapshot.js").read_text(encoding="utf-8")
-
-COUNTS = (
-    "requests",
-    "input_tokens",
-    "cached_tokens",
-    "output_tokens",
-    "reasoning_tokens",
-    "errors",
-)
 
 
 def number(text: str) -> int:
