@@ -158,6 +158,32 @@ async def test_without_a_usage_part_the_editor_counts_tokens(
     assert body["usage"]["output_tokens"] == model.count_tokens("You said: count these words")
 
 
+async def test_without_a_usage_part_the_ledger_takes_the_dialect_s_count(
+    editor: tuple[HeadlessEditor, RecordingModel],
+) -> None:
+    """The usage ledger's row of an answer without a usage report holds the count the client
+    was sent, and the editor counts the text once (bridge/usage/meter.py)."""
+    headless, model = editor
+    model.send_usage = False
+    text = "count these words for the ledger"
+    status, body = await _post(f"{headless.url}/responses", {"model": "sim-echo", "input": text})
+    assert status == 200
+    recent: list[dict[str, Any]] = []
+    async with aiohttp.ClientSession() as session:
+        for _ in range(100):
+            async with session.get(f"{headless.url}/usage?recent=200") as reply:
+                recent = [
+                    row
+                    for row in (await reply.json())["recent"]
+                    if row["input_tokens"] == body["usage"]["input_tokens"] and row["estimated"]
+                ]
+            if recent:
+                break
+            await asyncio.sleep(0.05)
+    assert recent and recent[0]["output_tokens"] == body["usage"]["output_tokens"], recent
+    assert model.counted == [text, f"You said: {text}"]  # once each, not again for the ledger
+
+
 async def test_models_changed_notification_refreshes_the_list(
     editor: tuple[HeadlessEditor, RecordingModel],
 ) -> None:

@@ -35,6 +35,7 @@ from bridge.core.editor_failures import Failure, classify_error
 from bridge.core.editor_usage import UsageCounts
 from bridge.core.errors import ApiError, from_editor, from_failure
 from bridge.core.keepalive import with_keepalive
+from bridge.core.request_tags import settle_estimate
 from bridge.core.token_limits import OutputLimit, chat_input_tokens
 
 log = logging.getLogger(__name__)
@@ -207,7 +208,9 @@ async def estimate_usage(
     except EditorError:
         log.warning("The editor could not count tokens; usage reported as zero")
         return UsageCounts(0, 0)
-    return UsageCounts(input_tokens, output_tokens + reasoning, reasoning)
+    counts = UsageCounts(input_tokens, output_tokens + reasoning, reasoning)
+    settle_estimate(counts)  # the usage ledger's row of this answer takes the same count
+    return counts
 
 
 async def guarded(

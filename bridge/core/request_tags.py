@@ -8,8 +8,10 @@ each chat with the editor (bridge/usage/meter.py) reads them without any dialect
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 
 @dataclass
@@ -19,6 +21,10 @@ class RequestTags:
     path: str = ""
     requested_model: str = ""
     streamed: bool = False
+    # Set by the usage meter while a row waits for the count of an answer the editor reported
+    # no usage for: the dialect counts it anyway (bridge/core/answer.py, estimate_usage) and
+    # hands it over, so the editor is not asked to count the same text twice.
+    awaiting_estimate: Callable[[Any], None] | None = field(default=None, compare=False)
 
 
 _TAGS: ContextVar[RequestTags | None] = ContextVar("maestro_request_tags", default=None)
@@ -41,3 +47,11 @@ def note_request(dialect: str, requested_model: str, streamed: bool) -> None:
         tags.dialect = dialect
         tags.requested_model = requested_model
         tags.streamed = streamed
+
+
+def settle_estimate(counts: Any) -> None:
+    """The dialect's own count of an answer without a usage report, for the meter's row."""
+    tags = _TAGS.get()
+    if tags is not None and tags.awaiting_estimate is not None:
+        settle, tags.awaiting_estimate = tags.awaiting_estimate, None
+        settle(counts)

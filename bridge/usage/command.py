@@ -11,8 +11,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from bridge.usage.queries import COUNTS, DEFAULT_DAYS, Span
-from bridge.usage.routes import read_summary
+from bridge.usage.queries import COUNTS, DEFAULT_DAYS, Span, read_summary
 
 
 def _whole_days(text: str) -> int:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Callable
 from dataclasses import replace
 
 from aiohttp import web
@@ -40,13 +40,20 @@ from bridge.usage.rows import UsageRow
 
 log = logging.getLogger(__name__)
 
+# How long a row without the editor's usage waits for the dialect's count of the same answer
+# (made as the answer ends) before counting it itself.
+DIALECT_COUNT_SECONDS = 5.0
+
 
 class _Measure:
     """What one chat did, gathered as its parts pass."""
 
-    def __init__(self, request: ChatRequest, tags: RequestTags) -> None:
+    def __init__(self, request: ChatRequest, shared: RequestTags) -> None:
         self.request = request
-        self.tags = tags
+        # A copy: the tags of a WebSocket connection are one object that its next turn
+        # changes, maybe before this row is written (an estimate is counted afterwards).
+        self.tags = replace(shared, awaiting_estimate=None)
+        self.shared = shared  # where the dialect's count of this answer is handed over
         self.started = time.time()
         self._clock = time.monotonic()
         self.first_token_ms: float | None = None
@@ -126,6 +133,7 @@ class MeteredBackend:
         self.inner = backend
         self.ledger = ledger
         self._estimates: set[asyncio.Task[None]] = set()
+        self._awaited: set[asyncio.Future[UsageCounts]] = set()  # dialects' counts not yet in
 
     async def list_models(self) -> list[ModelInfo]:
         return await self.inner.list_models()
@@ -134,9 +142,7 @@ class MeteredBackend:
         return await self.inner.count_tokens(model, text)
 
     async def chat(self, request: ChatRequest) -> AsyncGenerator[list[ResponsePart], None]:
-        # A copy: the tags of a WebSocket connection are one object that its next turn
-        # changes, maybe before this row is written (an estimate is counted afterwards).
-        measure = _Measure(request, replace(current_tags()))
+        measure = _Measure(request, current_tags())
         parts = self.inner.chat(request)
         try:
             async for batch in parts:
@@ -166,12 +172,42 @@ class MeteredBackend:
         if measure.refused():
             self.ledger.record(measure.row(UsageCounts(0, 0), estimated=False))
             return
-        task = asyncio.get_running_loop().create_task(self._estimate(measure))
+        loop = asyncio.get_running_loop()
+        counted: asyncio.Future[UsageCounts] = loop.create_future()
+        if measure.cancelled or measure.status >= 400:
+            counted.cancel()  # the dialect counts only an answer that ended: count it here
+
+        def settle(counts: UsageCounts) -> None:
+            if not counted.done():
+                counted.set_result(counts)
+
+        if not counted.done():
+            measure.shared.awaiting_estimate = settle
+            self._awaited.add(counted)
+            counted.add_done_callback(self._awaited.discard)
+        task = loop.create_task(self._estimate(measure, counted, settle))
         self._estimates.add(task)
         task.add_done_callback(self._estimates.discard)
 
-    async def _estimate(self, measure: _Measure) -> None:
-        """No usage from the editor: the editor's tokenizer counts what was sent and made."""
+    async def _estimate(
+        self,
+        measure: _Measure,
+        counted: asyncio.Future[UsageCounts],
+        settle: Callable[[UsageCounts], None],
+    ) -> None:
+        """No usage from the editor: the count the dialect makes for its client when it has
+        one; else (a cancelled or failed answer) the editor's tokenizer counts it here."""
+        await asyncio.wait({counted}, timeout=DIALECT_COUNT_SECONDS)
+        if counted.done() and not counted.cancelled():
+            usage = counted.result()
+        else:
+            counted.cancel()
+            if measure.shared.awaiting_estimate is settle:
+                measure.shared.awaiting_estimate = None
+            usage = await self._count(measure)
+        self.ledger.record(measure.row(usage, estimated=True))
+
+    async def _count(self, measure: _Measure) -> UsageCounts:
         model = measure.request.model
         try:
             input_tokens = await chat_input_tokens(self.inner, measure.request)
@@ -179,15 +215,16 @@ class MeteredBackend:
             reasoning = "".join(measure.reasoning)
             reasoning_tokens = await self.inner.count_tokens(model, reasoning) if reasoning else 0
             output_tokens = await self.inner.count_tokens(model, output) if output else 0
-            usage = UsageCounts(input_tokens, output_tokens + reasoning_tokens, reasoning_tokens)
+            return UsageCounts(input_tokens, output_tokens + reasoning_tokens, reasoning_tokens)
         except Exception as exc:  # whatever failed, the row is still kept
             # The editor cannot count (it went away, it timed out): zeros, still estimated.
             log.debug("Could not estimate a usage row's tokens: %r", exc)
-            usage = UsageCounts(0, 0)
-        self.ledger.record(measure.row(usage, estimated=True))
+            return UsageCounts(0, 0)
 
     async def drain(self) -> None:
         """Waits for the estimates still being counted (at shutdown)."""
+        for counted in list(self._awaited):
+            counted.cancel()  # shutting down: no dialect will count any more, count them now
         if self._estimates:
             await asyncio.gather(*self._estimates, return_exceptions=True)
 

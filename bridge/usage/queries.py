@@ -8,8 +8,10 @@ import math
 import sqlite3
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
+from bridge.usage.ledger import open_for_reading
 from bridge.usage.rows import COLUMNS
 
 DEFAULT_DAYS = 30
@@ -156,3 +158,12 @@ def tokens_used(
         args.append(model)
     (used,) = conn.execute(sql, args).fetchone()
     return int(used)
+
+
+def read_summary(path: Path, span: Span, recent: int) -> dict[str, Any]:
+    """The summary from the file (an absent file is an empty ledger)."""
+    conn = open_for_reading(path)
+    try:
+        return summary(conn, span, recent)
+    finally:
+        conn.close()

@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 from datetime import date
-from pathlib import Path
 from typing import Any
 
 from aiohttp import web
@@ -14,9 +13,8 @@ from aiohttp import web
 from bridge.budgets.guard import BUDGET_GUARD
 from bridge.core.errors import ApiError, invalid_request
 from bridge.http.json_body import strict_json_response
-from bridge.usage.ledger import open_for_reading
 from bridge.usage.meter import USAGE_LEDGER
-from bridge.usage.queries import DEFAULT_DAYS, MAX_RECENT, Span, summary
+from bridge.usage.queries import DEFAULT_DAYS, MAX_RECENT, Span, read_summary
 
 
 def _day(query: dict[str, str] | Any, name: str, today: date | None = None) -> date | None:
@@ -56,15 +54,6 @@ def _recent(query: Any) -> int:
             param="recent",
         )
     return int(text)
-
-
-def read_summary(path: Path, span: Span, recent: int) -> dict[str, Any]:
-    """The summary from the file (an absent file is an empty ledger)."""
-    conn = open_for_reading(path)
-    try:
-        return summary(conn, span, recent)
-    finally:
-        conn.close()
 
 
 async def usage(request: web.Request) -> web.Response:
