@@ -66,7 +66,7 @@ def message(base_url: str, text: str, agent: str) -> Any:
 
 
 def test_two_bridges_share_one_file(bridge_server_factory: StartServer, tmp_path: Path) -> None:
-    db = tmp_path / "shared" / "usage.sqlite3"
+    db = tmp_path / "both-windows" / "usage.sqlite3"
     first = bridge_server_factory("--usage-db", str(db))
     second = bridge_server_factory("--usage-db", str(db))
     sent: list[tuple[str, Any]] = []
