@@ -306,12 +306,13 @@ async def test_200_concurrent_streams_64_complete_the_rest_429(
 # HTTP server itself, which no response.failed could report.)
 
 
+FIRST_PART = "before the stop "
 STOP_SCRIPT = {
     "rules": [
         {
             "match": "^stop me",
             "reply": [
-                {"type": "text", "text": "before the stop "},
+                {"type": "text", "text": FIRST_PART},
                 {"type": "pause", "seconds": 3},
                 {"type": "text", "text": "after the stop"},
             ],
@@ -327,12 +328,21 @@ async def open_until_first_delta(
     body = {"model": "sim-echo", "input": "stop me", "stream": True}
     resp = await session.post(f"{url}/responses", json=body)
     assert resp.status == 200, await resp.text()
+    # The model may stream its first part in several deltas: wait for all of it, so the
+    # stop lands in the script's pause and the text before it is known exactly.
     seen = b""
-    while b"response.output_text.delta" not in seen:
+    while streamed_text(seen) != FIRST_PART:
         chunk = await asyncio.wait_for(resp.content.readany(), BOUND_SECONDS)
         assert chunk, seen
         seen += chunk
     return resp, seen
+
+
+def streamed_text(seen: bytes) -> str:
+    """The text deltas among the complete SSE frames received so far."""
+    complete, ends, _ = seen.rpartition(b"\n\n")
+    events = parse_sse((complete + ends).decode()) if ends else []
+    return "".join(e["delta"] for e in events if e["type"] == "response.output_text.delta")
 
 
 def check_failed_stream(events: list[dict[str, Any]], code: str) -> None:
@@ -342,7 +352,7 @@ def check_failed_stream(events: list[dict[str, Any]], code: str) -> None:
     assert events[-1]["type"] == "response.failed", events[-1]
     assert events[-1]["response"]["error"]["code"] == code, events[-1]
     deltas = "".join(e["delta"] for e in events if e["type"] == "response.output_text.delta")
-    assert deltas == "before the stop ", deltas
+    assert deltas == FIRST_PART, deltas
 
 
 async def test_editor_stopped_mid_stream_fails_it_and_recovers(
