@@ -119,6 +119,19 @@ class BudgetSettings(BaseModel):
         return list(found.values())
 
 
+class ToolSettings(BaseModel):
+    """The MCP server at /mcp (bridge/mcp/): the editor's tools and language features, off
+    until the user turns it on."""
+
+    model_config = ConfigDict(extra="ignore")
+    enable: bool = False
+    # Tool names as globs (fnmatch, case-sensitive): [] allows every tool; deny always wins.
+    allow: list[str] = Field(default_factory=list)
+    deny: list[str] = Field(default_factory=list)
+    timeoutSeconds: float = Field(default=120.0, gt=0)
+    maxResultChars: int = Field(default=100_000, ge=1000)
+
+
 class BridgeSettings(BaseModel):
     model_config = ConfigDict(extra="ignore")
     protocolVersion: int = 1
@@ -147,6 +160,7 @@ class BridgeSettings(BaseModel):
     # The editor model asked once more when the requested one fails with a rate limit, a spent
     # quota or a server error before its first part (bridge/core/fallback.py); None: none.
     fallbackModel: str | None = None
+    tools: ToolSettings = Field(default_factory=ToolSettings)
 
     def model_names(self) -> ModelNames:
         return ModelNames(dict(self.modelAliases), self.defaultModel or None)
