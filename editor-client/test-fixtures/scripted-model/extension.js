@@ -18,6 +18,7 @@
 // "Please continue." after a trailing assistant turn, Copilot's five options, its output
 // limit). MAESTRO_SIM_PERMISSIVE=1 in the host's environment turns it off (test-only).
 // `[many N]` and `[bench N]` are load generators: the output limit does not cut them.
+// It also contributes language model tools (tools.js).
 // Every request, every cancellation and every state of the Maestro Bridge extension is
 // appended as one JSON line to $MAESTRO_E2E_RECORD, with the name of the window (its workspace
 // folder: each window has its own extension host); settings written to $MAESTRO_E2E_CONTROL
@@ -25,6 +26,7 @@
 const fs = require('fs');
 const vscode = require('vscode');
 const copilot = require('./copilot-rules');
+const { registerTools } = require('./tools');
 
 const RECORD = process.env.MAESTRO_E2E_RECORD;
 const record = (entry) => {
@@ -141,6 +143,7 @@ async function respond(model, messages, options, progress, token) {
 }
 
 exports.activate = (context) => {
+  context.subscriptions.push(...registerTools(record));
   context.subscriptions.push(
     vscode.lm.registerLanguageModelChatProvider('maestro-test', {
       provideLanguageModelChatInformation: () => [{
