@@ -42,8 +42,10 @@ export function parseLanguageParams(v: unknown): LanguageParams {
   if (NEEDS_POSITION.has(params.feature)) {
     const p = v.position;
     if (!isObject(p) || !isCount(p.line)) throw new InvalidParams(`${feature} needs a position with a line`);
-    if (typeof p.symbol === 'string' && p.symbol !== '') {
-      params.position = { line: p.line, character: isCount(p.character) ? p.character : 0, symbol: p.symbol };
+    // "position may come with symbol": inside the position, or beside it in the params.
+    const symbol = typeof p.symbol === 'string' && p.symbol !== '' ? p.symbol : v.symbol;
+    if (typeof symbol === 'string' && symbol !== '') {
+      params.position = { line: p.line, character: isCount(p.character) ? p.character : 0, symbol };
     } else if (isCount(p.character)) {
       params.position = { line: p.line, character: p.character };
     } else {

@@ -30,6 +30,8 @@ describe('parseLanguageParams', () => {
   it('takes a symbol instead of a character', () => {
     const p = parseLanguageParams({ feature: 'hover', uri: 'file:///w/a.ts', position: { line: 2, symbol: 'total' } });
     assert.deepEqual(p.position, { line: 2, character: 0, symbol: 'total' });
+    const beside = parseLanguageParams({ feature: 'definition', uri: 'file:///w/a.ts', position: { line: 2, character: 0 }, symbol: 'total' });
+    assert.deepEqual(beside.position, { line: 2, character: 0, symbol: 'total' });
   });
 
   it('fails with UnknownFeature for a feature it does not know (answered -32601)', () => {
