@@ -57,6 +57,10 @@ class EditorBackend:
         self._models: list[ModelInfo] | None = None
         self._gone = False
 
+    @property
+    def protocol(self) -> Any:
+        return self._protocol
+
     # -- notifications from the editor -------------------------------------------------------
 
     def on_chat_parts_json(self, body: bytes) -> bool:
@@ -112,12 +116,12 @@ class EditorBackend:
 
     # -- requests to the editor --------------------------------------------------------------
 
-    def _check_alive(self) -> None:
+    def check_alive(self) -> None:
         if self._gone:
             raise EditorError("Unavailable", "The editor is no longer connected.")
 
-    async def _request(self, method: str, params: dict[str, Any] | None) -> Any:
-        self._check_alive()
+    async def request(self, method: str, params: dict[str, Any] | None) -> Any:
+        self.check_alive()
         msg_id = f"req-{next(self._ids)}"
         try:
             sent = self._protocol.send_request_json(method, msg_id, params_json(params))
@@ -130,12 +134,12 @@ class EditorBackend:
         except Exception as exc:
             raise editor_error(exc) from None
         finally:
-            self._forget(msg_id)
+            self.forget(msg_id)
 
     async def list_models(self) -> list[ModelInfo]:
-        self._check_alive()  # every request asks first: with the editor gone, 503 up front
+        self.check_alive()  # every request asks first: with the editor gone, 503 up front
         if self._models is None:
-            result = await self._request(rpc.MODELS, None)
+            result = await self.request(rpc.MODELS, None)
             try:
                 self._models = [ModelInfo.model_validate(m) for m in result["models"]]
             except (ValidationError, TypeError, KeyError) as exc:
@@ -145,14 +149,14 @@ class EditorBackend:
         return self._models
 
     async def count_tokens(self, model: str, text: str) -> int:
-        result = await self._request(rpc.COUNT_TOKENS, {"model": model, "text": text})
+        result = await self.request(rpc.COUNT_TOKENS, {"model": model, "text": text})
         try:
             return int(result["tokens"])
         except (TypeError, KeyError, ValueError):
             raise EditorError("Other", "The editor sent a malformed token count.") from None
 
     async def chat(self, request: ChatRequest) -> AsyncGenerator[list[ResponsePart], None]:
-        self._check_alive()
+        self.check_alive()
         chat_id = f"chat-{next(self._ids)}"
         stream = ChatStream(lambda parts: self._acknowledge(chat_id, parts))
         self._streams[chat_id] = stream
@@ -162,7 +166,7 @@ class EditorBackend:
             future = self._protocol.send_request_json(rpc.CHAT, chat_id, params)
         except rpc.UnsendableMessage as exc:  # nothing was written: nothing to cancel
             self._streams.pop(chat_id, None)
-            self._forget(chat_id)
+            self.forget(chat_id)
             raise editor_error(exc) from None
         # Runs on the loop thread, after every chatParts the editor sent before its reply.
         future.add_done_callback(lambda _: stream.end())
@@ -182,26 +186,26 @@ class EditorBackend:
         finally:
             self._streams.pop(chat_id, None)
             if not finished:
-                self._cancel(chat_id, future)
-            self._forget(chat_id)
+                self.cancel_request(chat_id, future)
+            self.forget(chat_id)
 
     def _acknowledge(self, chat_id: str, parts: int) -> None:
         if not self._gone:
             self._protocol.notify_raw(rpc.CHAT_ACK, {"chatId": chat_id, "parts": parts})
 
-    def _forget(self, msg_id: str) -> None:
+    def forget(self, msg_id: str) -> None:
         # pygls keeps a request's result type until a *successful* reply arrives: an error
         # reply, a timeout or a cancel would leave it behind forever.
         self._protocol._request_futures.pop(msg_id, None)
         self._protocol._result_types.pop(msg_id, None)
 
-    def _cancel(self, chat_id: str, future: Any) -> None:
+    def cancel_request(self, msg_id: str, future: Any) -> None:
         # pygls does not tell the peer when a request future is cancelled; and a late reply to
         # a future still registered would raise inside pygls. Forget it, then tell the editor.
-        self._forget(chat_id)
+        self.forget(msg_id)
         future.cancel()
         if not self._gone:
-            self._protocol.notify_raw(rpc.CANCEL_REQUEST, {"id": chat_id})
+            self._protocol.notify_raw(rpc.CANCEL_REQUEST, {"id": msg_id})
 
 
 class _ChatPartsParams(BaseModel):

@@ -37,9 +37,21 @@ SERVER_FAILED = "maestro/serverFailed"
 SERVER_STANDBY = "maestro/serverStandby"
 CANCEL_REQUEST = "$/cancelRequest"
 STATS = "maestro/stats"
+TOOLS = "maestro/tools"
+TOOLS_CHANGED = "maestro/toolsChanged"
+INVOKE_TOOL = "maestro/invokeTool"
+LANGUAGE = "maestro/language"
 
-REQUESTS = {MODELS, CHAT, COUNT_TOKENS, STATS}
-NOTIFICATIONS = {CHAT_PARTS, CHAT_ACK, MODELS_CHANGED, SERVER_READY, SERVER_FAILED, SERVER_STANDBY}
+REQUESTS = {MODELS, CHAT, COUNT_TOKENS, STATS, TOOLS, INVOKE_TOOL, LANGUAGE}
+NOTIFICATIONS = {
+    CHAT_PARTS,
+    CHAT_ACK,
+    MODELS_CHANGED,
+    SERVER_READY,
+    SERVER_FAILED,
+    SERVER_STANDBY,
+    TOOLS_CHANGED,
+}
 
 # JSON-RPC error codes carrying the editor's LanguageModelError codes.
 EDITOR_ERROR_CODES = {

@@ -18,6 +18,7 @@ from bridge.log_redaction import redact_logs
 from bridge.settings import BridgeSettings
 from lsp import rpc
 from lsp.editor_backend import EditorBackend
+from lsp.editor_tools import EditorToolHost
 from lsp.endpoint import HttpEndpoint
 
 log = logging.getLogger(__name__)
@@ -43,12 +44,13 @@ class MaestroServer(LanguageServer):
         )
         self.rpc = cast(MaestroProtocol, self.protocol)
         self.backend = EditorBackend(self.rpc)
+        self.tools = EditorToolHost(self.backend)
         self.settings = BridgeSettings()
         self._endpoint: HttpEndpoint | None = None
 
     async def start_http(self) -> None:
         """Starts binding the endpoint; the editor hears how it went (lsp/endpoint.py)."""
-        app = create_app(self.backend, self.settings)
+        app = create_app(self.backend, self.settings, self.tools)
         self._endpoint = HttpEndpoint(app, self.settings, self.rpc.notify_raw)
         await self._endpoint.start()
 
@@ -83,6 +85,10 @@ def create_server() -> MaestroServer:
     @server.feature(rpc.MODELS_CHANGED)
     def models_changed(ls: MaestroServer, params: Any) -> None:
         ls.backend.forget_models()
+
+    @server.feature(rpc.TOOLS_CHANGED)
+    def tools_changed(ls: MaestroServer, params: Any) -> None:
+        ls.tools.tools_changed()
 
     @server.feature(rpc.STATS)
     def stats(ls: MaestroServer, params: Any) -> dict[str, int]:

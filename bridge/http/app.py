@@ -27,6 +27,8 @@ from bridge.http.body_budget import BODY_BUDGET, BodyBudget
 from bridge.http.body_deadline import read_body_first
 from bridge.http.error_shapes import error_response
 from bridge.http.json_body import strict_json_response
+from bridge.mcp import mount as mcp
+from bridge.mcp.host import ToolHost
 from bridge.responses import routes as responses
 from bridge.settings import BridgeSettings
 from bridge.usage import wiring as usage
@@ -77,7 +79,9 @@ async def health(request: web.Request) -> web.Response:
     return strict_json_response({"status": "ok", "service": SERVICE_NAME, "version": __version__})
 
 
-def create_app(backend: Backend, settings: BridgeSettings) -> web.Application:
+def create_app(
+    backend: Backend, settings: BridgeSettings, tools: ToolHost | None = None
+) -> web.Application:
     app = web.Application(
         client_max_size=settings.limits.maxBodyBytes, middlewares=[errors_middleware]
     )
@@ -97,4 +101,5 @@ def create_app(backend: Backend, settings: BridgeSettings) -> web.Application:
     app.router.add_get("/health", health)
     for mount in DIALECTS:
         mount(app)
+    mcp.mount(app, settings, tools)  # /mcp: the editor's tools, when enabled
     return app
