@@ -122,9 +122,13 @@ async def test_a_call_past_the_timeout_is_cancelled_in_the_editor(vscode: VSCode
 
 
 def write_app(host: VSCodeHost) -> None:
+    """The TypeScript file, open in an editor tab as the user's work is: VS Code's TypeScript
+    server reports problems only of files open in tabs (unless the user turns on its
+    experimental project-wide diagnostics)."""
     folder = host.root / FIRST_WINDOW / "src"
     folder.mkdir(exist_ok=True)
     (folder / "app.ts").write_text(APP_TS, encoding="utf-8")
+    host.open_file("src/app.ts")
 
 
 async def poll(
