@@ -122,9 +122,13 @@ async def test_a_call_past_the_timeout_is_cancelled_in_the_editor(vscode: VSCode
 
 
 def write_app(host: VSCodeHost) -> None:
+    """The TypeScript file, open in an editor tab as the user's work is: VS Code's TypeScript
+    server reports problems only of files open in tabs (unless the user turns on its
+    experimental project-wide diagnostics)."""
     folder = host.root / FIRST_WINDOW / "src"
     folder.mkdir(exist_ok=True)
     (folder / "app.ts").write_text(APP_TS, encoding="utf-8")
+    host.open_file("src/app.ts")
 
 
 async def poll(
@@ -156,3 +160,26 @@ async def test_definition_by_symbol_from_typescript(vscode: VSCodeHost) -> None:
     result = await poll(vscode, "editor_definition", arguments, "src/app.ts:1:17")
     assert not result.is_error, result
     assert text_of(result) == "src/app.ts:1:17", f"{text_of(result)}\n{vscode.diagnostics()}"
+
+
+async def test_references_hover_and_symbols_from_typescript(vscode: VSCodeHost) -> None:
+    write_app(vscode)
+    at_add = {"path": "src/app.ts", "line": 1, "symbol": "add"}
+    references = await poll(vscode, "editor_references", at_add, "src/app.ts:5:13")
+    assert text_of(references).splitlines() == ["src/app.ts:1:17", "src/app.ts:5:13"], references
+    at_total = {"path": "src/app.ts", "line": 4, "column": 14}
+    hover = await poll(vscode, "editor_hover", at_total, "const total: number")
+    assert "const total: number" in text_of(hover), hover
+    outline = await poll(vscode, "editor_document_symbols", {"path": "src/app.ts"}, "add")
+    assert "Function add (lines 1-3)" in text_of(outline).splitlines(), outline
+    found = await poll(vscode, "editor_workspace_symbols", {"query": "add"}, "src/app.ts:1:")
+    assert any(
+        line.startswith("Function add") and "src/app.ts:1:" in line
+        for line in text_of(found).splitlines()
+    ), found
+
+
+async def test_a_missing_file_is_a_tool_error_naming_it(vscode: VSCodeHost) -> None:
+    result = await call(vscode, "editor_document_symbols", {"path": "src/missing.ts"})
+    assert result.is_error, result
+    assert "missing.ts" in text_of(result), result

@@ -171,7 +171,8 @@ exports.activate = (context) => {
     }),
   );
   // Requests of the test, written to $MAESTRO_E2E_CONTROL: {id, settings} are applied as user
-  // settings through the configuration API; {id, command} runs a command; {id, tooltip}
+  // settings through the configuration API; {id, command} runs a command; {id, open} opens
+  // a file of the window's folder in an editor; {id, tooltip}
   // records the Maestro Bridge status bar tooltip; {id, bench: {parts,
   // requests}} runs benchLm and records its runs. A request naming a
   // `window` is for that window's extension host only.
@@ -188,6 +189,16 @@ exports.activate = (context) => {
       if (request.bench) {
         benchLm(request.bench).then((runs) => record({ event: 'bench-done', id: request.id, runs }),
           (err) => record({ event: 'bench-failed', id: request.id, message: String(err && err.stack || err) }));
+        return;
+      }
+      if (request.open) {
+        // Opens a file of the window's folder in an editor tab, as a person working on it has
+        // it (TypeScript's language server reports problems only of files open in tabs).
+        const folder = vscode.workspace.workspaceFolders[0].uri;
+        Promise.resolve(vscode.workspace.openTextDocument(vscode.Uri.joinPath(folder, request.open)))
+          .then((document) => vscode.window.showTextDocument(document))
+          .then(() => record({ event: 'open-done', id: request.id }),
+            (err) => record({ event: 'open-failed', id: request.id, message: String(err) }));
         return;
       }
       if (request.tooltip) {
