@@ -10,6 +10,7 @@
 //   text with "[blocked]"       -> throws LanguageModelError.Blocked
 //   text with "weather" + tools -> "Let me check." and a call of the first tool with {city: "Paris"}
 //   text with "[call NAME {json}]" + a tool NAME -> "Calling NAME." and a call of NAME with that input
+//     ... and "[then NAME2 {json}]"  -> on the first call's result, a call of NAME2 (nextCall)
 //   text with "repeat your last answer" -> "My last answer: <the previous assistant turn's text>"
 //   anything else               -> "You said: <text>" in small parts, then a `usage` data part
 // Before any rule, the request goes through a faithful stand-in for GitHub Copilot's provider
@@ -68,10 +69,26 @@ async function benchLm({ parts, requests }) {
 
 const textOf = (message) => message.content.filter((p) => p instanceof vscode.LanguageModelTextPart).map((p) => p.value).join('');
 
+// "[then NAME {json}]" in the prompt of a "[call ...]": the second call, made once the first
+// returned and NAME is offered (an agent's tool search, called first, loads its deferred tools).
+function nextCall(messages, tools) {
+  const prompt = messages.filter((m) => m.role === vscode.LanguageModelChatMessageRole.User).map(textOf).find((t) => t.includes('[call '));
+  const then = prompt && /\[then (\w+) (\{.*?\})\]/.exec(prompt);
+  if (!then || !tools.some((t) => t.name === then[1])) return null;
+  const called = messages.some((m) => m.content.some((p) => p instanceof vscode.LanguageModelToolCallPart && p.name === then[1]));
+  return called ? null : { name: then[1], input: JSON.parse(then[2]) };
+}
+
 async function respond(model, messages, options, progress, token) {
   const last = messages[messages.length - 1];
   const result = last.content.find((p) => p instanceof vscode.LanguageModelToolResultPart);
   if (result) {
+    const next = nextCall(messages, options.tools || []);
+    if (next) {
+      progress.report(new vscode.LanguageModelTextPart(`Calling ${next.name}.`));
+      progress.report(new vscode.LanguageModelToolCallPart('call_c2', next.name, next.input));
+      return;
+    }
     const call = messages.flatMap((m) => m.content).find((p) => p instanceof vscode.LanguageModelToolCallPart && p.callId === result.callId);
     const output = result.content.filter((p) => p instanceof vscode.LanguageModelTextPart).map((p) => p.value).join('');
     progress.report(new vscode.LanguageModelTextPart(`${call ? call.name : 'unknown tool'} returned: ${output}`));

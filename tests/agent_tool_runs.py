@@ -1,0 +1,106 @@
+"""Real Claude Code, Codex and Gemini CLI set up as a user sets them up for the editor's tools:
+`maestro-bridge configure <agent> --tools` run in an isolated HOME writes both the bridge's
+models and its MCP server (`maestro`, at <bridge>/mcp) into the agent's own configuration, and
+the agent then runs once, non-interactively, with nothing of the bridge in its environment:
+what it knows of the bridge comes from the files configure wrote.
+
+Each run is bounded by a timeout and leaves no process behind (cli_runs.run_cli: the agent's
+own session, killed whatever happens). A missing agent fails the test under $CI and skips it
+elsewhere, as every real-client test does.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import claude_code_cli
+import gemini_cli
+from cli_runs import ClientBinary, CliRun, client_env, run_cli
+from configure_runs import run_configure
+from conftest import REPO_ROOT
+
+AGENT_TIMEOUT = 120.0
+MCP_SERVER = "maestro"  # the name configure gives the bridge's MCP server
+
+CODEX = ClientBinary(
+    "MAESTRO_CODEX_BIN",
+    REPO_ROOT / ".cache" / "codex" / "node_modules" / ".bin" / "codex",
+    "codex",
+    "Codex CLI",
+    "npm install --prefix .cache/codex @openai/codex@0.169.0",
+)
+# What would point Codex elsewhere: its own variables, OpenAI's, and the bridge's key.
+CODEX_CLEARED = ("CODEX_", "OPENAI_", "MAESTRO_BRIDGE_API_KEY")
+
+
+def configure(target: str, args: list[str], home_env: dict[str, str], cwd: Path) -> str:
+    """`maestro-bridge configure TARGET ARGS --tools` with the agent's isolated HOME; what it
+    printed (the test fails unless it exits 0)."""
+    cleared = (*claude_code_cli.CLEARED_ENV_PREFIXES, *gemini_cli.CLEARED_ENV_PREFIXES)
+    env = client_env((*cleared, *CODEX_CLEARED), home_env)
+    done = run_configure(target, [*args, "--tools"], env, cwd)
+    report = f"configure {target} exit {done.returncode}\n{done.stdout}\n{done.stderr}"
+    assert done.returncode == 0, report
+    return done.stdout
+
+
+def run_claude_code(
+    root_url: str, model: str, prompt: str, home: Path, workdir: Path
+) -> claude_code_cli.ClaudeRun:
+    """`claude -p PROMPT` after `configure claude-code --tools`, its MCP server's tools
+    allowed (print mode cannot ask)."""
+    claude = claude_code_cli.claude_or_skip()
+    # Onboarding done and the folder trusted first: configure merges into that .claude.json.
+    config_dir = claude_code_cli.prepare_home(home, workdir)
+    home_env = {
+        "HOME": str(home),
+        "CLAUDE_CONFIG_DIR": str(config_dir),
+        "XDG_CONFIG_HOME": str(home / ".config"),
+    }
+    configure("claude-code", ["--url", root_url, "--model", model], home_env, workdir)
+    command = claude_code_cli.claude_command(
+        claude, prompt, extra_args=("--allowedTools", f"mcp__{MCP_SERVER}")
+    )
+    env = client_env(claude_code_cli.CLEARED_ENV_PREFIXES, claude_code_cli.OFFLINE_ENV, home_env)
+    return claude_code_cli.ClaudeRun(command, *run_cli(command, workdir, env, AGENT_TIMEOUT))
+
+
+def run_codex(base_url: str, model: str, prompt: str, home: Path, workdir: Path) -> CliRun:
+    """`codex exec PROMPT` after `configure codex --tools` (CODEX_HOME in `home`), its MCP
+    server's tools approved (`codex exec` never asks: a tool that wants approval is refused,
+    "MCP tool call requires approval, but approval policy is never"); its stdout is the
+    final answer."""
+    codex = CODEX.or_skip()
+    codex_home = home / ".codex"
+    codex_home.mkdir(parents=True, exist_ok=True)
+    home_env = {"HOME": str(home), "CODEX_HOME": str(codex_home)}
+    configure("codex", ["--base-url", base_url, "--model", model], home_env, workdir)
+    # Where Codex's bubblewrap sandbox cannot run (containers without user namespaces):
+    # MAESTRO_CODEX_SANDBOX=danger-full-access, as in test_e2e_codex.py.
+    sandbox = os.environ.get("MAESTRO_CODEX_SANDBOX", "workspace-write")
+    flags = ["--skip-git-repo-check", "--sandbox", sandbox, "--color", "never"]
+    # As `--allowedTools mcp__maestro` for Claude Code: every tool of that server may run.
+    flags += ["-c", f'mcp_servers.{MCP_SERVER}.default_tools_approval_mode="approve"']
+    command = [codex, "exec", *flags, "--cd", str(workdir), prompt]
+    env = client_env(CODEX_CLEARED, {**home_env, "NO_COLOR": "1"})
+    return CliRun(command, *run_cli(command, workdir, env, AGENT_TIMEOUT))
+
+
+def run_gemini_cli(
+    root_url: str, model: str, prompt: str, home: Path, workdir: Path
+) -> gemini_cli.GeminiRun:
+    """`gemini --prompt PROMPT` after `configure gemini --tools`, in YOLO mode (print mode
+    cannot ask before a tool runs)."""
+    gemini = gemini_cli.gemini_or_skip()
+    # The offline settings first: configure merges its keys into that settings.json.
+    gemini_cli.prepare_home(home)
+    home_env = {
+        "HOME": str(home),
+        "XDG_CONFIG_HOME": str(home / ".config"),
+        "TMPDIR": str(home / "tmp"),
+    }
+    configure("gemini", ["--url", root_url, "--model", model], home_env, workdir)
+    command = gemini_cli.gemini_command(gemini, prompt, approval_mode=gemini_cli.YOLO)
+    env = client_env(gemini_cli.CLEARED_ENV_PREFIXES, gemini_cli.OFFLINE_ENV, home_env)
+    return gemini_cli.GeminiRun(command, *run_cli(command, workdir, env, AGENT_TIMEOUT))

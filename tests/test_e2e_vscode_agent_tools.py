@@ -1,0 +1,187 @@
+"""Real agents use the editor's tools: Claude Code, Codex and Gemini CLI, each set up with
+`maestro-bridge configure <agent> --tools` (tests/agent_tool_runs.py), call a tool the
+scripted-model test extension contributes to a real VS Code extension host (code-server,
+headless), and Claude Code reads what VS Code's built-in TypeScript language server says about
+a file of the workspace.
+
+    agent -> bridge (its dialect) -> extension -> vscode.lm -> scripted provider: a tool call
+    agent -> bridge /mcp -> extension -> vscode.lm.invokeTool / vscode.languages -> result
+    agent -> bridge (the tool's result) -> scripted provider: "NAME returned: <result>"
+
+The provider calls the tool the prompt names (`[call NAME {json}]`,
+test-fixtures/scripted-model/extension.js) by the name the agent gives it, and with
+`[then NAME {json}]` a second tool once the first returned. Claude Code and Codex defer MCP
+tools behind their own tool search (ToolSearch, tool_search) by default: the provider calls
+the search first, then the tool it loaded. Gemini CLI offers its MCP tools at once.
+
+Fails under $CI and is skipped elsewhere when code-server or an agent is missing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from agent_tool_runs import run_claude_code, run_codex, run_gemini_cli
+from mcp import ClientSession
+from mcp.client.streamable_http import streamable_http_client
+from mcp.types import CallToolResult, TextContent
+from vscode_host import FIRST_WINDOW, VSCodeHost, host_fixture
+
+pytestmark = pytest.mark.timeout(600)
+
+MODEL = "scripted-model"
+# Codex asks for a model name it knows (configure codex writes gpt-5.5): the bridge answers it
+# with the editor's model through this alias, as configure tells the user to set.
+CODEX_MODEL = "gpt-5.5"
+vscode = host_fixture(
+    {"maestroBridge.tools.enable": True, "maestroBridge.modelAliases": {CODEX_MODEL: MODEL}}
+)
+
+TOOL = "maestro_test_lookup"
+MARKER = "LOOKUP-MARKER alpha=first letter"  # what the tool returns for {"key": "alpha"}
+# The tool's name as each agent offers it to the model (recorded by the provider).
+CLAUDE_TOOL = f"mcp__maestro__{TOOL}"
+CODEX_TOOL = f"mcp__maestro__{TOOL}"  # Codex's namespace `mcp__maestro`, flattened by the bridge
+GEMINI_TOOL = f"mcp_maestro_{TOOL}"
+
+# A TypeScript file with one type error, on line 4 where `count` starts (column 14).
+GREET_TS = """export function greet(name: string): string {
+  return `Hello, ${name}`;
+}
+export const count: number = greet("you");
+"""
+GREET_PATH = "src/greet.ts"
+TYPE_ERROR = "src/greet.ts:4:14: error: Type 'string' is not assignable to type 'number'."
+# A cold TypeScript server in code-server on a busy 2-core machine takes a while to load.
+LANGUAGE_SERVER_TIMEOUT = 180.0
+
+
+def root_url(host: VSCodeHost) -> str:
+    return host.base_url.removesuffix("/v1")
+
+
+def call(name: str, arguments: dict[str, Any]) -> str:
+    """`[call NAME {json}]`: the provider calls NAME with these arguments."""
+    return f"[call {name} {json.dumps(arguments)}]"
+
+
+def then(name: str, arguments: dict[str, Any]) -> str:
+    """`[then NAME {json}]`: the provider's second call, once the first returned."""
+    return f"[then {name} {json.dumps(arguments)}]"
+
+
+def tool_runs(host: VSCodeHost) -> list[dict[str, Any]]:
+    """The extension's own record of its tool's invocations (test-fixtures tools.js)."""
+    return [r for r in host.records("tool-invoked") if r["name"] == TOOL]
+
+
+def offered_tools(host: VSCodeHost, since: int) -> list[list[str]]:
+    """The tools each model request since the `since`-th offered, by name."""
+    return [[t["name"] for t in r["tools"]] for r in host.records("request")[since:]]
+
+
+def test_claude_code_calls_the_extensions_tool(vscode: VSCodeHost, tmp_path: Path) -> None:
+    before, requests = len(tool_runs(vscode)), len(vscode.records("request"))
+    search = {"query": f"select:{CLAUDE_TOOL}", "max_results": 5}
+    prompt = f"Look alpha up: {call('ToolSearch', search)} {then(CLAUDE_TOOL, {'key': 'alpha'})}"
+    run = run_claude_code(root_url(vscode), MODEL, prompt, tmp_path / "home", workdir(tmp_path))
+    report = f"{run.report}\n{vscode.diagnostics()}"
+    assert run.returncode == 0 and not run.timed_out, report
+    assert run.stdout.strip() == f"{CLAUDE_TOOL} returned: {MARKER}", report
+    # The extension's tool ran once, with the model's input, in this run.
+    assert [r["input"] for r in tool_runs(vscode)[before:]] == [{"key": "alpha"}], report
+    # Claude Code deferred its MCP tools until its ToolSearch loaded the one called.
+    tools = offered_tools(vscode, requests)
+    assert "ToolSearch" in tools[0] and CLAUDE_TOOL not in tools[0], tools[0]
+    assert CLAUDE_TOOL in tools[-1], tools[-1]
+
+
+def test_codex_calls_the_extensions_tool(vscode: VSCodeHost, tmp_path: Path) -> None:
+    before, requests = len(tool_runs(vscode)), len(vscode.records("request"))
+    search = {"query": TOOL}
+    prompt = f"Look alpha up: {call('tool_search', search)} {then(CODEX_TOOL, {'key': 'alpha'})}"
+    run = run_codex(vscode.base_url, CODEX_MODEL, prompt, tmp_path / "home", workdir(tmp_path))
+    report = f"{run.report}\n{vscode.diagnostics()}"
+    assert run.returncode == 0 and not run.timed_out, report
+    # `codex exec` prints the final answer alone on stdout; Codex hands an MCP tool's text to
+    # the model as "Wall time: 0.0684 seconds\nOutput:<text>".
+    answer = run.stdout.strip()
+    assert re.fullmatch(
+        rf"{CODEX_TOOL} returned: Wall time: [0-9.]+ seconds\nOutput:{MARKER}", answer
+    ), report
+    assert [r["input"] for r in tool_runs(vscode)[before:]] == [{"key": "alpha"}], report
+    tools = offered_tools(vscode, requests)
+    assert "tool_search" in tools[0] and CODEX_TOOL not in tools[0], tools[0]
+    assert CODEX_TOOL in tools[-1], tools[-1]
+
+
+def test_gemini_cli_calls_the_extensions_tool(vscode: VSCodeHost, tmp_path: Path) -> None:
+    before, requests = len(tool_runs(vscode)), len(vscode.records("request"))
+    prompt = f"Look alpha up: {call(GEMINI_TOOL, {'key': 'alpha'})}"
+    run = run_gemini_cli(root_url(vscode), MODEL, prompt, tmp_path / "home", workdir(tmp_path))
+    report = f"{run.report}\n{vscode.diagnostics()}"
+    assert run.returncode == 0 and not run.timed_out, report
+    # Gemini CLI hands an MCP tool's text to the model inside <untrusted_context> tags.
+    # Print mode prints the model's text of both turns.
+    returned = f"<untrusted_context>\n{MARKER}\n</untrusted_context>"
+    expected = f"Calling {GEMINI_TOOL}.\n{GEMINI_TOOL} returned: {returned}"
+    assert run.stdout.strip() == expected, report
+    assert [r["input"] for r in tool_runs(vscode)[before:]] == [{"key": "alpha"}], report
+    # Offered at once, in the first request.
+    assert GEMINI_TOOL in offered_tools(vscode, requests)[0], report
+
+
+def test_claude_code_reads_typescripts_diagnostics(vscode: VSCodeHost, tmp_path: Path) -> None:
+    """A type error in a file open in the editor, as VS Code's built-in TypeScript language
+    features report it, reaches Claude Code through the `editor_diagnostics` tool, with the
+    path relative to the workspace and a 1-based line and column."""
+    source = vscode.root / FIRST_WINDOW / GREET_PATH
+    source.parent.mkdir(parents=True, exist_ok=True)
+    source.write_text(GREET_TS, encoding="utf-8")
+    # TypeScript's server checks the files open in editor tabs, as a person has them.
+    vscode.open_file(GREET_PATH)
+    asyncio.run(wait_for_problem(vscode))
+    tool = "mcp__maestro__editor_diagnostics"
+    search = {"query": f"select:{tool}", "max_results": 5}
+    prompt = f"Any problems? {call('ToolSearch', search)} {then(tool, {'path': GREET_PATH})}"
+    run = run_claude_code(root_url(vscode), MODEL, prompt, tmp_path / "home", workdir(tmp_path))
+    report = f"{run.report}\n{vscode.diagnostics()}"
+    assert run.returncode == 0 and not run.timed_out, report
+    answer = run.stdout.strip()
+    assert answer.startswith(f"{tool} returned: "), report
+    assert TYPE_ERROR in answer, report
+    assert "[ts 2322]" in answer, report  # the language server and its code
+
+
+def workdir(tmp_path: Path) -> Path:
+    """The agent's working folder (not the editor's workspace: the tools reach that)."""
+    folder = tmp_path / "work"
+    folder.mkdir()
+    return folder
+
+
+async def wait_for_problem(host: VSCodeHost) -> None:
+    """Until the bridge's editor_diagnostics has TypeScript's error (a cold language server
+    takes a while), asked with the official MCP client, so that the agent's one run finds
+    it."""
+    deadline = time.monotonic() + LANGUAGE_SERVER_TIMEOUT
+    text = ""
+    while time.monotonic() < deadline:
+        async with (
+            streamable_http_client(f"{root_url(host)}/mcp") as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            await session.initialize()
+            result = await session.call_tool("editor_diagnostics", {"path": GREET_PATH})
+        assert isinstance(result, CallToolResult), result
+        text = "".join(p.text for p in result.content if isinstance(p, TextContent))
+        if TYPE_ERROR in text:
+            return
+        await asyncio.sleep(1)
+    raise AssertionError(f"TypeScript never reported {TYPE_ERROR!r}: {text}\n{host.diagnostics()}")
