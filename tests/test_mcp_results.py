@@ -203,6 +203,6 @@ def test_a_result_within_the_bound_is_whole_and_data_is_converted() -> None:
         '{"a": 1}',
         "[30 bytes of application/octet-stream not shown]",
     ]
-    huge = [DataPart(mimeType="image/png", data="A" * 5000)]
+    huge: ToolContent = [DataPart(mimeType="image/png", data="A" * 5000)]
     content, cut = bounded(huge, 1000)
     assert cut and len(content) == 1 and "5000 characters" in texts(content)[0]
