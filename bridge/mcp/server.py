@@ -16,7 +16,7 @@ from pydantic import ValidationError
 
 from bridge.core import strict_json
 from bridge.core.strict_json import JsonInputError
-from bridge.mcp.calls import ToolCallRecord, ToolCalls
+from bridge.mcp.calls import ToolCalls
 from bridge.mcp.catalog import Catalog
 from bridge.mcp.dispatch import Dispatcher, RpcFailure, initialize_result
 from bridge.mcp.host import ToolHost
@@ -24,6 +24,8 @@ from bridge.mcp.mount import MCP_PATH
 from bridge.mcp.sessions import Session, Sessions, TooManySessions
 from bridge.settings import BridgeSettings
 from bridge.usage.clients import OTHER, client_of
+from bridge.usage.meter import USAGE_LEDGER
+from bridge.usage.rows import ToolCallRow
 
 log = logging.getLogger(__name__)
 
@@ -197,5 +199,8 @@ def mount(app: web.Application, settings: BridgeSettings, host: ToolHost) -> Non
     app.router.add_delete(MCP_PATH, delete)
 
 
-def _record(app: web.Application, record: ToolCallRecord) -> None:
-    """Into the usage ledger, when it is on (bridge/usage/)."""
+def _record(app: web.Application, row: ToolCallRow) -> None:
+    """Into the usage ledger, when it is on (bridge/usage/): it never raises."""
+    ledger = app.get(USAGE_LEDGER)
+    if ledger is not None:
+        ledger.record_tool_call(row)
