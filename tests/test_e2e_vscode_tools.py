@@ -13,6 +13,7 @@ Fails under $CI and is skipped elsewhere when code-server is missing, as the har
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
@@ -20,7 +21,7 @@ from typing import Any, TypeVar
 import pytest
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
-from mcp.types import CallToolResult, TextContent
+from mcp.types import CallToolResult, ImageContent, TextContent
 from vscode_host import FIRST_WINDOW, VSCodeHost, host_fixture
 
 pytestmark = pytest.mark.timeout(600)
@@ -40,6 +41,20 @@ APP_TS = """export function add(a: number, b: number): number {
 export const total: number = "not a number";
 console.log(add(1, 2), total);
 """
+# The prompt-tsx element maestro_test_parts answers (test-fixtures/scripted-model/tools.js).
+PROMPT_TSX = {
+    "node": {
+        "type": 1,
+        "ctor": 2,
+        "ctorName": "TextChunk",
+        "children": [{"type": 2, "text": "TSX-MARKER", "priority": 0, "lineBreakBefore": False}],
+    }
+}
+# The image maestro_test_parts answers (test-fixtures/scripted-model/tools.js).
+PNG_BASE64 = (
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJ"
+    "AAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
+)
 TYPE_ERROR = "src/app.ts:4:14: error: Type 'string' is not assignable to type 'number'."
 # A cold TypeScript server in code-server on a busy 2-core machine takes a while to load.
 LANGUAGE_SERVER_TIMEOUT = 180.0
@@ -93,6 +108,16 @@ async def test_a_call_returns_the_tools_text(vscode: VSCodeHost) -> None:
     invoked = vscode.records("tool-invoked")
     assert invoked[-1]["name"] == "maestro_test_lookup", invoked
     assert invoked[-1]["input"] == {"key": "alpha"}, invoked
+
+
+async def test_every_kind_of_result_part_comes_through(vscode: VSCodeHost) -> None:
+    result = await call(vscode, "maestro_test_parts", {})
+    assert not result.is_error, result
+    texts = [part.text for part in result.content if isinstance(part, TextContent)]
+    # A prompt-tsx part arrives as its JSON text.
+    assert texts == ["parts:", json.dumps(PROMPT_TSX, separators=(",", ":"))], result
+    [image] = [part for part in result.content if isinstance(part, ImageContent)]
+    assert (image.mime_type, image.data) == ("image/png", PNG_BASE64), result
 
 
 async def test_a_tool_that_throws_is_a_tool_error_and_the_server_serves_on(
@@ -152,6 +177,9 @@ async def test_typescript_diagnostics_reach_the_agent(vscode: VSCodeHost) -> Non
     assert TYPE_ERROR in text, f"{text}\n{vscode.diagnostics()}"
     # The problem names its language server and its code.
     assert "[ts 2322]" in text, text
+    # The whole workspace's problems have it too.
+    everywhere = await call(vscode, "editor_diagnostics", {})
+    assert TYPE_ERROR in text_of(everywhere), everywhere
 
 
 async def test_definition_by_symbol_from_typescript(vscode: VSCodeHost) -> None:

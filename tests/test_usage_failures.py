@@ -29,7 +29,7 @@ from bridge.settings import BridgeSettings, UsageSettings
 from bridge.usage import wiring
 from bridge.usage.ledger import UsageLedger
 from bridge.usage.meter import USAGE_LEDGER
-from bridge.usage.rows import INSERT
+from bridge.usage.rows import INSERT, ToolCallRow
 
 ANSWER = "Hello from the model."
 USAGE = {"prompt_tokens": 11, "completion_tokens": 4, "total_tokens": 15}
@@ -279,3 +279,39 @@ async def test_full_queue_drops_rows_not_answers(
         assert len(warnings(ledger_log, AGAIN)) == 1
     finally:
         await client.close()
+
+
+def saved_tool_calls(path: Path) -> int:
+    with sqlite3.connect(path) as conn:
+        return int(conn.execute("SELECT COUNT(*) FROM tool_calls").fetchone()[0])
+
+
+def test_tool_calls_dropped_like_rows_never_raising(
+    tmp_path: Path,
+    ledger_log: pytest.LogCaptureFixture,
+    locker: Callable[[Path], subprocess.Popen[str]],
+) -> None:
+    """`record_tool_call` (called by the MCP server on the event loop) shares the rows' queue
+    and their failure handling: a full queue drops calls, logged once, and never raises."""
+    path = tmp_path / "usage.sqlite3"
+    ledger = UsageLedger(path, busy_timeout=60.0, queue_rows=2)
+    call = ToolCallRow(time.time(), "codex", "editor_hover", 3.0, "ok", None, 42, False)
+    try:
+        ledger.record_tool_call(call)
+        assert ledger.flush(timeout=30) and saved_tool_calls(path) == 1
+        holder = locker(path)
+        for _ in range(8):
+            ledger.record_tool_call(call)  # returns at once, whatever the disk does
+        logged = warnings(ledger_log, WARNING)
+        assert len(logged) == 1 and "queue" in logged[0], logged
+        unlock(holder)
+        assert ledger.flush(timeout=30)
+        ledger.record_tool_call(call)
+        assert ledger.flush(timeout=30)
+        # The two queued were written, with the one the writer may have taken before the
+        # queue filled (and a fourth it may have taken with it); the others were dropped.
+        assert 1 + 2 + 1 <= saved_tool_calls(path) <= 1 + 4 + 1
+        assert len(warnings(ledger_log, WARNING)) == 1
+        assert len(warnings(ledger_log, AGAIN)) == 1
+    finally:
+        ledger.close()

@@ -15,6 +15,7 @@ import json
 import math
 import re
 import urllib.request
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,7 @@ from anthropic import AsyncAnthropic
 from conftest import BridgeServer, running_bridge_server
 from devtools_browser import Page, chromium_page
 from openai import AsyncOpenAI
+from test_usage_tool_calls import ledger_with_calls, tool_call
 
 from bridge.usage.queries import COUNTS
 
@@ -163,6 +165,7 @@ async def run_page(server: BridgeServer, tmp_path: Path, key: str | None) -> Non
         empty = await page.wait_for("document.body.dataset.updated && " + SNAPSHOT)
         assert "No requests recorded" in empty["status"], empty
         assert "No requests yet." in empty["empty"] and not empty["days"], empty
+        assert empty["tools_hidden"] and not empty["by_tool"], empty  # no tool calls: no table
         await page.screenshot(tmp_path / "usage-empty.png")
 
         output_tokens = await make_requests(server, sent_key)
@@ -262,6 +265,35 @@ async def test_usage_page_shows_budgets(tmp_path: Path) -> None:
             assert await page.evaluate("document.querySelectorAll('b').length") == 0
             assert page.problems == [], page.problems
             print(f"usage page screenshot: {await page.screenshot(tmp_path / 'usage-budgets.png')}")
+
+
+async def test_usage_page_shows_editor_tools(tmp_path: Path) -> None:
+    """Tool calls the MCP server recorded (written here through the real ledger before `serve`
+    starts on the file): the "Editor tools" table shows GET /v1/usage's `tools`, a tool name
+    that is markup as text."""
+    db = tmp_path / "usage.db"
+    today = date.today()
+    calls = [tool_call(today, hour=0, tool="editor_hover", duration_ms=ms) for ms in (8, 1400)]
+    calls += [tool_call(today, hour=0, tool=MARKUP_MODEL, duration_ms=3.0, outcome="unknown")]
+    calls += [tool_call(today, hour=0, tool="editor_hover", duration_ms=9.0, outcome="timeout")]
+    ledger_with_calls(db, calls)
+    with running_bridge_server("--usage-db", str(db)) as server:
+        tools = (await asyncio.to_thread(read_usage, server, "recent=0"))["tools"]
+        assert (tools["calls"], tools["errors"]) == (4, 2)
+        async with chromium_page(tmp_path / "chromium") as page:
+            await page.goto(f"{server.root_url}/usage")
+            snap = await page.wait_for(f"document.body.dataset.updated && {SNAPSHOT}")
+            assert not snap["tools_hidden"], snap
+            rows = snap["by_tool"]
+            assert [row["tool"] for row in rows] == ["editor_hover", MARKUP_MODEL]
+            for row, expected in zip(rows, tools["by_tool"], strict=True):
+                assert number(row["calls"]) == expected["calls"]
+                assert number(row["errors"]) == expected["errors"]
+                assert number(row["p50_ms"]) == math.floor(expected["p50_ms"] + 0.5)
+            assert rows[0]["p50_ms"] == "9 ms" and number(rows[0]["errors"]) == 1
+            assert snap["injected"] == 0 and not snap["pwned"]
+            assert page.problems == [], page.problems
+            print(f"usage page screenshot: {await page.screenshot(tmp_path / 'usage-tools.png')}")
 
 
 async def test_usage_page_says_when_the_ledger_is_off(tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
 from test_usage_queries import D1, D2, D3, KNOWN, ledger_with
+from test_usage_tool_calls import CALLS, REQUESTS, ledger_with_calls
 
 from bridge.core.backend import ChatRequest, ModelInfo
 from bridge.http.app import create_app
@@ -56,7 +57,7 @@ async def test_span_from_the_query(usage_client: TestClient[Any, Any]) -> None:
     assert status == 200, body
     assert body["totals"]["requests"] == 5 and len(body["recent"]) == 5
     assert set(body) == {"object", "since", "until", "totals", "by_client", "by_model",
-                         "by_day", "recent", "budgets"}  # fmt: skip
+                         "by_day", "recent", "tools", "recent_tools", "budgets"}  # fmt: skip
     status, body = await get(usage_client, f"?since={D2}&until={D2}")
     assert (body["since"], body["until"], body["totals"]["requests"]) == (str(D2), str(D2), 2)
     # `until` alone: the 30 days up to it; `since` alone: up to today.
@@ -105,6 +106,34 @@ async def test_recent_bounds(usage_client: TestClient[Any, Any]) -> None:
     for recent, rows in (("0", 0), ("2", 2), ("200", 5)):
         status, body = await get(usage_client, f"?since={D1}&until={D3}&recent={recent}")
         assert status == 200 and len(body["recent"]) == rows
+
+
+async def test_tool_calls_in_the_body(tmp_path: Path) -> None:
+    """What the MCP server recorded (bridge/mcp/, through `app[USAGE_LEDGER]`) is read back:
+    `tools` for the span, `recent_tools` bounded by `?recent=`."""
+    path = tmp_path / "usage.sqlite3"
+    ledger_with_calls(path, CALLS, REQUESTS)
+    client = await client_for(BridgeSettings(usage=UsageSettings(database=str(path))))
+    try:
+        status, body = await get(client, f"?since={D1}&until={D3}&recent=2")
+        assert status == 200, body
+        assert body["totals"]["requests"] == 2 and len(body["recent"]) == 2
+        tools = body["tools"]
+        assert (tools["calls"], tools["errors"]) == (6, 2)
+        assert [(t["tool"], t["calls"], t["errors"]) for t in tools["by_tool"]] == [
+            ("editor_diagnostics", 3, 1),
+            ("editor_hover", 2, 0),
+            ("nope", 1, 1),
+        ]
+        assert [t["tool"] for t in body["recent_tools"]] == ["nope", "editor_hover"]
+        assert set(body["recent_tools"][0]) == {
+            "started", "client", "tool", "duration_ms", "outcome", "error", "result_chars",
+            "truncated",
+        }  # fmt: skip
+        status, body = await get(client, f"?since={D2}&until={D2}&recent=0")
+        assert body["tools"]["calls"] == 2 and body["recent_tools"] == []
+    finally:
+        await client.close()
 
 
 async def test_ledger_off_is_a_clear_404(tmp_path: Path) -> None:

@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 from conftest import StartServer
 from plain_http import post
 from test_usage_queries import ledger_with, row
+from test_usage_tool_calls import ledger_with_calls, tool_call
 from usage_checks import (
     get_usage,
     ledger_bytes,
@@ -146,6 +147,38 @@ def test_usage_command_with_no_bridge_running(tmp_path: Path) -> None:
     assert bad.returncode == 2 and "ISO date" in bad.stderr
     off = run_usage_command("--usage-db", "none")
     assert off.returncode == 2 and "off" in off.stderr
+
+
+def test_usage_command_prints_editor_tools(tmp_path: Path) -> None:
+    db = tmp_path / "usage.sqlite3"
+    day = datetime.date.today()
+    # An unknown tool's name is what a client sent: here an escape sequence that would
+    # clear the terminal.
+    rogue = "x\x1b[2Jy"
+    calls = [
+        tool_call(day, hour=0, tool="editor_hover", duration_ms=12.5),
+        tool_call(day, hour=0, tool="editor_hover", duration_ms=30.0, outcome="error"),
+        tool_call(day, hour=0, tool="editor_hover", duration_ms=20.0),
+        tool_call(day, hour=0, tool=rogue, duration_ms=1.0, outcome="unknown"),
+    ]
+    ledger_with_calls(db, calls, [row(day, hour=0)])
+    table = run_usage_command("--usage-db", str(db))
+    assert table.returncode == 0, table.stderr
+    lines = table.stdout.splitlines()
+    assert "1 requests, 0 failed" in table.stdout
+    assert "Editor tools: 4 calls, 2 failed" in lines
+    start = lines.index("By tool")
+    assert lines[start + 1].split() == ["tool", "calls", "errors", "p50_ms"]
+    assert lines[start + 2].split() == ["editor_hover", "3", "1", "20.0"]
+    assert lines[start + 3].split() == ["x\\x1b[2Jy", "1", "1", "1.0"]
+    assert "\x1b" not in table.stdout
+    as_json = run_usage_command("--usage-db", str(db), "--json")
+    body = json.loads(as_json.stdout)
+    assert body["tools"]["calls"] == 4 and body["tools"]["by_tool"][1]["tool"] == rogue
+    assert [t["tool"] for t in body["recent_tools"]] == [rogue, *["editor_hover"] * 3]
+    # No tool calls: the section says so, without a table.
+    empty = run_usage_command("--usage-db", str(tmp_path / "none-yet.sqlite3"))
+    assert "Editor tools: 0 calls, 0 failed" in empty.stdout and "By tool" not in empty.stdout
 
 
 def test_usage_db_none_records_nothing(bridge_server_factory: StartServer, tmp_path: Path) -> None:

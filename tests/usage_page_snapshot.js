@@ -15,6 +15,7 @@
     notice: notice.hidden ? '' : notice.textContent,
     today: totals('today'), month: totals('month'),
     by_client: rows('by-client'), by_model: rows('by-model'), recent: rows('recent'),
+    tools_hidden: document.getElementById('tools').hidden, by_tool: rows('by-tool'),
     empty: [...document.querySelectorAll('.empty')].map((p) => p.textContent),
     chart_peak: Number((document.querySelector('#chart svg > text') || {}).textContent?.replace(/\D/g, '') || 0),
     days: [...document.querySelectorAll('#chart g.day')].map((g) => ({

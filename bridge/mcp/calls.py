@@ -9,7 +9,6 @@ import base64
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import mcp_types as types
@@ -21,6 +20,7 @@ from bridge.mcp.catalog import CatalogTool
 from bridge.mcp.host import ToolContent, ToolHost
 from bridge.mcp.workspace_paths import PathError
 from bridge.settings import ToolSettings
+from bridge.usage.rows import ToolCallRow
 
 log = logging.getLogger(__name__)
 
@@ -30,23 +30,9 @@ SCHEMA_CHECK_SECONDS = 1.0
 Content = types.TextContent | types.ImageContent
 
 
-@dataclass(frozen=True)
-class ToolCallRecord:
-    """What the ledger and the log keep of a call: never its arguments or its result."""
-
-    started: float
-    client: str
-    tool: str
-    duration_ms: float
-    outcome: str  # ok, error, timeout, cancelled, invalid
-    error: str | None
-    result_chars: int
-    truncated: bool
-
-
 class ToolCalls:
     def __init__(
-        self, host: ToolHost, settings: ToolSettings, record: Callable[[ToolCallRecord], None]
+        self, host: ToolHost, settings: ToolSettings, record: Callable[[ToolCallRow], None]
     ) -> None:
         self._host = host
         self._settings = settings
@@ -94,10 +80,13 @@ class ToolCalls:
             log.info("Tool %s for %s: %s in %.0f ms", tool.name, client, outcome, duration)
             log.debug("Tool %s arguments: %s", tool.name, arguments)
             self._record(
-                ToolCallRecord(
-                    started, client, tool.name, duration, outcome, error, chars, truncated
-                )
+                ToolCallRow(started, client, tool.name, duration, outcome, error, chars, truncated)
             )
+
+    def refused(self, name: str, client: str, outcome: str, why: str) -> None:
+        """A call of a tool that is not offered (`unknown`, `denied`): logged and recorded."""
+        log.info("Tool %s for %s: %s", name, client, outcome)
+        self._record(ToolCallRow(time.time(), client, name, 0.0, outcome, why, 0, False))
 
     async def _run(self, tool: CatalogTool, arguments: dict[str, Any]) -> ToolContent:
         if tool.language is not None:

@@ -26,7 +26,11 @@ class CatalogTool:
 
 
 class ToolRefused(Exception):
-    """A name no offered tool has: unknown, or kept out by the allow and deny lists."""
+    """A name no offered tool has: `unknown`, or `denied` by the allow and deny lists."""
+
+    def __init__(self, outcome: str, message: str) -> None:
+        super().__init__(message)
+        self.outcome = outcome
 
 
 class Catalog:
@@ -59,10 +63,13 @@ class Catalog:
     async def find(self, name: str) -> CatalogTool:
         if not self.offered(name):
             raise ToolRefused(
+                "denied",
                 f"The tool {name!r} is not offered: the settings tools.allow / tools.deny "
-                "(maestroBridge.tools.allow, --tools-deny) keep it out."
+                "(maestroBridge.tools.allow, --tools-deny) keep it out.",
             )
         for tool in await self.tools():
             if tool.name == name:
                 return tool
-        raise ToolRefused(f"Unknown tool {name!r}: tools/list names the tools there are.")
+        raise ToolRefused(
+            "unknown", f"Unknown tool {name!r}: tools/list names the tools there are."
+        )

@@ -103,6 +103,7 @@ class Dispatcher:
         try:
             tool = await self._editor(self._catalog.find(params.name))
         except ToolRefused as exc:
+            self._calls.refused(params.name, session.client, exc.outcome, str(exc))
             raise RpcFailure(INVALID_PARAMS, str(exc)) from None
         # Its own task, so `notifications/cancelled` can cancel it without ending this request.
         call = asyncio.ensure_future(self._calls.call(tool, params.arguments or {}, session.client))

@@ -65,9 +65,17 @@ def add_usage_command(sub: Any) -> None:
     usage.add_argument("--usage-db", metavar="PATH", help="the ledger's file (default as serve)")
 
 
-def _table(title: str, key: str, rows: list[dict[str, Any]]) -> list[str]:
-    header = [key, *COUNTS]
-    cells = [[str(row[name]) for name in header] for row in rows]
+def _shown(value: object) -> str:
+    """A cell as text a terminal prints as is: an unknown tool's name is whatever a client
+    sent, so control characters (escape sequences among them) are shown escaped."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in str(value))
+
+
+def _table(
+    title: str, key: str, rows: list[dict[str, Any]], counts: tuple[str, ...] = COUNTS
+) -> list[str]:
+    header = [key, *counts]
+    cells = [[_shown(row[name]) for name in header] for row in rows]
     widths = [max([len(h), *(len(c[i]) for c in cells)]) for i, h in enumerate(header)]
 
     def line(values: list[str]) -> str:
@@ -94,6 +102,10 @@ def render(body: dict[str, Any]) -> str:
     lines += _table("By client", "client", body["by_client"])
     lines += _table("By model", "model", body["by_model"])
     lines += _table("By day", "day", body["by_day"])
+    tools = body["tools"]
+    lines += [f"Editor tools: {tools['calls']} calls, {tools['errors']} failed", ""]
+    if tools["by_tool"]:
+        lines += _table("By tool", "tool", tools["by_tool"], ("calls", "errors", "p50_ms"))
     return "\n".join(lines)
 
 

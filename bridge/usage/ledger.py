@@ -1,6 +1,7 @@
 """The ledger's writer: rows go to SQLite from a thread of their own.
 
-`record` only puts a row on a bounded queue, so the event loop never waits on the disk. The
+`record` (a model request) and `record_tool_call` (an editor tool called over MCP) only put a
+row on one bounded queue, so the event loop never waits on the disk. The
 thread writes what has gathered in one transaction. A full disk, a file another process holds
 locked past the busy timeout, or a queue that is full drops rows (logged once per run of
 failures) and never an answer. The file is in WAL mode, so every window's bridge, `serve` and
@@ -17,7 +18,16 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from bridge.usage.rows import CREATE_TABLE, INSERT, SCHEMA_VERSION, UsageRow, row_values
+from bridge.usage.rows import (
+    CREATE_TABLE,
+    INSERT,
+    INSERT_TOOL_CALL,
+    SCHEMA_VERSION,
+    ToolCallRow,
+    UsageRow,
+    row_values,
+    tool_call_values,
+)
 
 log = logging.getLogger(__name__)
 
@@ -29,7 +39,8 @@ _STOP = None
 
 
 def connect(path: Path, busy_timeout: float = BUSY_TIMEOUT_SECONDS) -> sqlite3.Connection:
-    """A connection that writes the ledger (the file and its table made when missing)."""
+    """A connection that writes the ledger (the file and its tables made when missing: a
+    file from before tool calls were recorded gets their table here)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     conn = sqlite3.connect(path, timeout=busy_timeout)
     try:
@@ -85,7 +96,7 @@ class UsageLedger:
         self.path = path
         self.retention_days = retention_days
         self.busy_timeout = busy_timeout
-        self._rows: queue.Queue[UsageRow | None] = queue.Queue(queue_rows)
+        self._rows: queue.Queue[UsageRow | ToolCallRow | None] = queue.Queue(queue_rows)
         # A run of failures is logged once; the event loop (a full queue) and the writer
         # thread both report them.
         self._failing = False
@@ -99,6 +110,14 @@ class UsageLedger:
     def record(self, row: UsageRow) -> None:
         for listener in self.listeners:
             listener(row)
+        self._enqueue(row)
+
+    def record_tool_call(self, row: ToolCallRow) -> None:
+        """An editor tool's call (bridge/mcp/); no listener: budgets count tokens, and a tool
+        call has none."""
+        self._enqueue(row)
+
+    def _enqueue(self, row: UsageRow | ToolCallRow) -> None:
         try:
             self._rows.put_nowait(row)
         except queue.Full:
@@ -168,13 +187,18 @@ class UsageLedger:
             log.debug("Old usage rows not forgotten now: %s", exc)
         return conn
 
-    def _write(self, conn: sqlite3.Connection | None, rows: list[UsageRow]) -> None:
+    def _write(self, conn: sqlite3.Connection | None, rows: list[UsageRow | ToolCallRow]) -> None:
         if conn is None:
             self._dropped(self._open_error, len(rows))
             return
+        requests = [row_values(row) for row in rows if isinstance(row, UsageRow)]
+        tool_calls = [tool_call_values(row) for row in rows if isinstance(row, ToolCallRow)]
         try:
-            with conn:
-                conn.executemany(INSERT, [row_values(row) for row in rows])
+            with conn:  # one transaction for both tables
+                if requests:
+                    conn.executemany(INSERT, requests)
+                if tool_calls:
+                    conn.executemany(INSERT_TOOL_CALL, tool_calls)
         except Exception as exc:  # a full disk, a lock held past the timeout
             self._dropped(str(exc), len(rows))
             return
@@ -185,3 +209,4 @@ class UsageLedger:
         cutoff = time.time() - self.retention_days * 86_400
         with conn:
             conn.execute("DELETE FROM requests WHERE started < ?", (cutoff,))
+            conn.execute("DELETE FROM tool_calls WHERE started < ?", (cutoff,))

@@ -1,6 +1,7 @@
-"""The ledger read back: totals and groups over a span of local days, the latest rows, and
-the tokens a budget has used. Plain functions over a connection, so that the HTTP route (in a
-worker thread) and `maestro-bridge usage` (no bridge running) give the same answer."""
+"""The ledger read back: totals and groups over a span of local days, the latest rows, the
+editor tools' calls, and the tokens a budget has used. Plain functions over a connection, so
+that the HTTP route (in a worker thread) and `maestro-bridge usage` (no bridge running) give
+the same answer."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from bridge.usage.ledger import open_for_reading
-from bridge.usage.rows import COLUMNS
+from bridge.usage.rows import COLUMNS, TOOL_COLUMNS
 
 DEFAULT_DAYS = 30
 MAX_RECENT = 200
@@ -91,6 +92,10 @@ def _percentile(
     return round(float(value), 1)
 
 
+def _local_time(started: float) -> str:
+    return datetime.fromtimestamp(started).astimezone().isoformat(timespec="seconds")
+
+
 def recent_rows(conn: sqlite3.Connection, span: Span, limit: int) -> list[dict[str, Any]]:
     where, args = "started >= ? AND started < ?", span.bounds()
     rows = conn.execute(
@@ -101,9 +106,7 @@ def recent_rows(conn: sqlite3.Connection, span: Span, limit: int) -> list[dict[s
     out = []
     for values in rows:
         row = dict(zip(COLUMNS, values, strict=True))
-        row["started"] = (
-            datetime.fromtimestamp(row["started"]).astimezone().isoformat(timespec="seconds")
-        )
+        row["started"] = _local_time(row["started"])
         for flag in ("estimated", "streamed", "cancelled"):
             row[flag] = bool(row[flag])
         out.append(row)
@@ -137,7 +140,65 @@ def summary(conn: sqlite3.Connection, span: Span, recent: int = 20) -> dict[str,
         ).fetchall()
         body[group] = [{_GROUP_KEYS[group]: key, **_counts(rest)} for key, *rest in rows]
     body["recent"] = recent_rows(conn, span, min(max(recent, 0), MAX_RECENT))
+    body["tools"] = tool_totals(conn, span)
+    body["recent_tools"] = recent_tool_calls(conn, span, min(max(recent, 0), MAX_RECENT))
     return body
+
+
+def _has_tool_calls(conn: sqlite3.Connection) -> bool:
+    """A file that no bridge recording tool calls has opened yet has no such table (reading
+    never changes the file)."""
+    made = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'tool_calls'"
+    ).fetchone()
+    return made is not None
+
+
+def tool_totals(conn: sqlite3.Connection, span: Span) -> dict[str, Any]:
+    """The editor tools' calls over the span: how many, how many did not go well (any
+    outcome but "ok"), and per tool, busiest first, with the median duration (nearest rank)."""
+    if not _has_tool_calls(conn):
+        return {"calls": 0, "errors": 0, "by_tool": []}
+    args = span.bounds()
+    rows = conn.execute(
+        """
+        SELECT tool, n, errors, duration_ms FROM (
+            SELECT tool, duration_ms,
+                ROW_NUMBER() OVER (PARTITION BY tool ORDER BY duration_ms) AS nth,
+                COUNT(*) OVER (PARTITION BY tool) AS n,
+                SUM(outcome != 'ok') OVER (PARTITION BY tool) AS errors
+            FROM tool_calls WHERE started >= ? AND started < ?
+        ) WHERE nth = (n + 1) / 2
+        ORDER BY n DESC, tool
+        """,
+        args,
+    ).fetchall()
+    by_tool = [
+        {"tool": tool, "calls": n, "errors": errors, "p50_ms": round(float(p50), 1)}
+        for tool, n, errors, p50 in rows
+    ]
+    return {
+        "calls": sum(row["calls"] for row in by_tool),
+        "errors": sum(row["errors"] for row in by_tool),
+        "by_tool": by_tool,
+    }
+
+
+def recent_tool_calls(conn: sqlite3.Connection, span: Span, limit: int) -> list[dict[str, Any]]:
+    if not _has_tool_calls(conn):
+        return []
+    rows = conn.execute(
+        f"SELECT {', '.join(TOOL_COLUMNS)} FROM tool_calls WHERE started >= ? AND started < ? "
+        "ORDER BY started DESC, id DESC LIMIT ?",
+        (*span.bounds(), limit),
+    ).fetchall()
+    out = []
+    for values in rows:
+        row = dict(zip(TOOL_COLUMNS, values, strict=True))
+        row["started"] = _local_time(row["started"])
+        row["truncated"] = bool(row["truncated"])
+        out.append(row)
+    return out
 
 
 def tokens_used(

@@ -1,15 +1,16 @@
-"""A row of the usage ledger: one model request, metadata and token counts only.
+"""The rows of the usage ledger: one model request (`UsageRow`, table `requests`) or one call
+of an editor tool over MCP (`ToolCallRow`, table `tool_calls`), metadata only.
 
-Never a prompt, an answer or a key: the row says who asked which model how much, and how it
-went. Times are Unix seconds; days are the local days of the machine (what "today" means to
-its user), computed when read.
+Never a prompt, an answer, a tool's arguments or result, or a key: a row says who asked for
+what, how much, and how it went. Times are Unix seconds; days are the local days of the machine
+(what "today" means to its user), computed when read.
 """
 
 from __future__ import annotations
 
-from dataclasses import astuple, dataclass, fields
+from dataclasses import astuple, dataclass, fields, replace
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 1: requests; 2: tool_calls added (made on open in older files)
 
 CREATE_TABLE = """
 CREATE TABLE IF NOT EXISTS requests (
@@ -33,6 +34,18 @@ CREATE TABLE IF NOT EXISTS requests (
     cancelled INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS requests_started ON requests (started);
+CREATE TABLE IF NOT EXISTS tool_calls (
+    id INTEGER PRIMARY KEY,
+    started REAL NOT NULL,
+    client TEXT NOT NULL,
+    tool TEXT NOT NULL,
+    duration_ms REAL NOT NULL,
+    outcome TEXT NOT NULL,
+    error TEXT,
+    result_chars INTEGER NOT NULL,
+    truncated INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS tool_calls_started ON tool_calls (started);
 """
 
 
@@ -63,3 +76,36 @@ INSERT = f"INSERT INTO requests ({', '.join(COLUMNS)}) VALUES ({', '.join('?' * 
 
 def row_values(row: UsageRow) -> tuple[object, ...]:
     return astuple(row)
+
+
+# How a tool call ended: "invalid" is arguments that do not match the tool's input schema,
+# "denied" a tool that tools.allow / tools.deny leave out, "unknown" a name no tool has.
+TOOL_OUTCOMES = ("ok", "error", "timeout", "cancelled", "invalid", "denied", "unknown")
+# Longer texts are cut when written: an unknown tool's name is whatever the client sent, and
+# an error is a reason, never a result.
+TOOL_CHARS = 200
+ERROR_CHARS = 300
+
+
+@dataclass(frozen=True)
+class ToolCallRow:
+    started: float  # Unix seconds when the MCP client's call arrived
+    client: str  # bridge/usage/clients.py
+    tool: str  # the MCP tool name the client called
+    duration_ms: float
+    outcome: str  # one of TOOL_OUTCOMES
+    error: str | None  # why it did not go well, None when it did
+    result_chars: int  # the size of the result the client got (after truncation)
+    truncated: bool  # the result was over tools.maxResultChars and cut
+
+
+TOOL_COLUMNS = tuple(field.name for field in fields(ToolCallRow))
+INSERT_TOOL_CALL = (
+    f"INSERT INTO tool_calls ({', '.join(TOOL_COLUMNS)}) "
+    f"VALUES ({', '.join('?' * len(TOOL_COLUMNS))})"
+)
+
+
+def tool_call_values(row: ToolCallRow) -> tuple[object, ...]:
+    error = None if row.error is None else row.error[:ERROR_CHARS]
+    return astuple(replace(row, tool=row.tool[:TOOL_CHARS], error=error))
