@@ -141,11 +141,16 @@ def run_client(
     return str(getattr(result, stream))
 
 
+@pytest.mark.parametrize("old_install", [False, True], ids=["claude-json", "old-config-json"])
 def test_claude_code_lists_the_bridge_as_a_user_http_server_with_the_key(
-    keyed_bridge: BridgeServer, home: Path
+    keyed_bridge: BridgeServer, home: Path, old_install: bool
 ) -> None:
     claude = CLAUDE.or_skip()
+    if old_install:  # an old install's ~/.claude/.config.json, which Claude Code reads instead
+        (home / ".claude").mkdir()
+        (home / ".claude" / ".config.json").write_text('{"numStartups": 1}', encoding="utf-8")
     configure("claude-code", keyed_bridge)
+    assert (home / ".claude.json").exists() is not old_install
     out = run_client(claude, ["mcp", "get", "maestro"], home, CLAUDE_OFFLINE_ENV)
     assert out.startswith("maestro:\n"), out
     assert "Scope: User config" in out, out
