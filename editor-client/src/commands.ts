@@ -114,8 +114,25 @@ async function configureClient<T extends FileOutcome & ToolsOutcome>(
     return;
   }
   for (const line of outcome.report) log.info(line);
-  void vscode.window.showInformationMessage((await spec.finish(outcome)) + toolsMessage(outcome, toolsEnabled()));
+  const enabled = toolsEnabled();
+  const message = (await spec.finish(outcome)) + toolsMessage(outcome, enabled);
+  if (outcome.mcpUrl === null || enabled) {
+    void vscode.window.showInformationMessage(message);
+    return;
+  }
+  // The client now knows the server, but the bridge offers no tools until the user turns them on.
+  void vscode.window.showInformationMessage(message, TURN_ON_TOOLS).then(async (picked) => {
+    if (picked !== TURN_ON_TOOLS) return;
+    try {
+      await vscode.workspace.getConfiguration(SECTION).update('tools.enable', true, vscode.ConfigurationTarget.Global);
+      log.info(`Set ${SECTION}.tools.enable (global): true`);
+    } catch (err) {
+      void vscode.window.showWarningMessage(`Maestro Bridge could not turn on its editor tools: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  });
 }
+
+const TURN_ON_TOOLS = 'Turn On Editor Tools';
 
 const SCOPES: Record<Scope, vscode.ConfigurationTarget> = {
   global: vscode.ConfigurationTarget.Global,
