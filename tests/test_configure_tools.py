@@ -103,6 +103,16 @@ def test_claude_codes_file_is_found_as_claude_code_finds_it(tmp_path: Path) -> N
     )
     windows = {"USERPROFILE": str(home), "HOME": "/c/msys"}
     assert claude_global_file(windows, "win32") == home / ".claude.json"
+    # An old install's file, used by Claude Code instead when it has content.
+    legacy = home / ".claude" / ".config.json"
+    legacy.parent.mkdir(parents=True)
+    legacy.write_text("", encoding="utf-8")
+    assert claude_global_file({"HOME": str(home)}, "linux") == home / ".claude.json"
+    legacy.write_text("{}", encoding="utf-8")
+    assert claude_global_file({"HOME": str(home)}, "linux") == legacy
+    assert claude_global_file({"HOME": str(home), "CLAUDE_CONFIG_DIR": str(config)}) == (
+        config / ".claude.json"
+    )
 
 
 CODEX = CodexSettings("gpt-5.5", "http://127.0.0.1:23335/v1", None, "MAESTRO_BRIDGE_API_KEY", URL)
