@@ -5,9 +5,11 @@ flags that turn the tools on."""
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Any
 
 import pytest
+from conftest import BridgeServer, StartServer
 from editor_messages import Capture, connected, error, result, send
 
 from bridge.cli import _parser, serve_options
@@ -149,6 +151,7 @@ async def test_params_that_are_not_an_object_are_invalid(
 
 async def test_cancel_request_stops_sim_wait(editor: tuple[HeadlessEditor, Capture]) -> None:
     headless, out = editor
+    tasks_before = len(asyncio.all_tasks())
     params = {"invocationId": "tool-5", "name": "sim_wait", "input": {"seconds": 600}}
     send(headless, INVOKE, params, msg_id="tool-5")
     await asyncio.sleep(0.05)
@@ -161,6 +164,8 @@ async def test_cancel_request_stops_sim_wait(editor: tuple[HeadlessEditor, Captu
     assert reply["error"]["code"] == rpc.REQUEST_CANCELLED
     assert asyncio.get_running_loop().time() - started < 5
     assert "tool-5" not in headless.protocol._running
+    await asyncio.sleep(0)
+    assert len(asyncio.all_tasks()) == tasks_before  # nothing of the tool waits on
     # The editor still answers the next call.
     assert await invoke(editor, "sim_echo", {"text": "still here"}) == text("still here")
 
@@ -267,3 +272,28 @@ def test_the_help_says_what_each_tool_flag_does(capsys: pytest.CaptureFixture[st
     ]:
         assert flag in help_text
         assert says in help_text
+
+
+def test_serve_with_the_tool_flags_starts_and_names_the_mcp_url(
+    bridge_server_factory: StartServer,
+) -> None:
+    # The language server takes the `tools` options (a wrong one would fail `initialize`).
+    server = bridge_server_factory(
+        "--tools",
+        "--tools-deny",
+        "sim_fail",
+        "--tools-timeout",
+        "5",
+        "--tools-max-result-chars",
+        "2000",
+    )
+    wanted = f"Editor tools (MCP, Streamable HTTP): {server.root_url}/mcp"
+    deadline = time.monotonic() + 10
+    while not any(line.strip() == wanted for line in server.stdout_lines):
+        assert time.monotonic() < deadline, server.stdout_lines
+        time.sleep(0.05)
+    server.assert_alive()
+
+
+def test_serve_without_tools_does_not_name_an_mcp_url(bridge_server: BridgeServer) -> None:
+    assert not any("/mcp" in line for line in bridge_server.stdout_lines)
