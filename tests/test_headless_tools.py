@@ -5,7 +5,10 @@ flags that turn the tools on."""
 from __future__ import annotations
 
 import asyncio
+import base64
+import struct
 import time
+import zlib
 from typing import Any
 
 import pytest
@@ -55,6 +58,7 @@ async def test_the_tools_are_listed_with_schemas_and_tags(
         "sim_find_text",
         "sim_wait",
         "sim_echo",
+        "sim_swatch",
         "sim_fail",
     ]
     assert tools["sim_list_files"]["inputSchema"] is None  # a tool without input
@@ -96,6 +100,31 @@ async def test_each_tool_does_its_work(editor: tuple[HeadlessEditor, Capture]) -
     assert await invoke(editor, "sim_echo", {"text": "once"}) == text("once")
 
 
+def png_chunks(png: bytes) -> list[tuple[bytes, bytes]]:
+    """A PNG's chunks (kind, data), each checked against its CRC."""
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    chunks, at = [], 8
+    while at < len(png):
+        (length,) = struct.unpack(">I", png[at : at + 4])
+        kind, data = png[at + 4 : at + 8], png[at + 8 : at + 8 + length]
+        (crc,) = struct.unpack(">I", png[at + 8 + length : at + 12 + length])
+        assert crc == zlib.crc32(kind + data)
+        chunks.append((kind, data))
+        at += 12 + length
+    return chunks
+
+
+async def test_a_tool_may_answer_with_an_image_part(editor: tuple[HeadlessEditor, Capture]) -> None:
+    answer = await invoke(editor, "sim_swatch", {"color": "#FF8800"})
+    text_part, image_part = answer["content"]
+    assert text_part == {"type": "text", "value": "A 1x1 PNG of #ff8800."}
+    assert (image_part["type"], image_part["mimeType"]) == ("data", "image/png")
+    chunks = png_chunks(base64.b64decode(image_part["data"], validate=True))
+    assert [kind for kind, _ in chunks] == [b"IHDR", b"IDAT", b"IEND"]
+    assert struct.unpack(">IIBB", chunks[0][1][:10]) == (1, 1, 8, 2)  # 1x1 RGB, 8 bits
+    assert zlib.decompress(chunks[1][1]) == b"\x00\xff\x88\x00"  # the one pixel
+
+
 async def test_a_tool_that_throws_is_a_32000_error(editor: tuple[HeadlessEditor, Capture]) -> None:
     failed = await invoke_error(editor, "sim_fail", {"message": "the disk is on fire"})
     assert failed == {
@@ -132,6 +161,7 @@ async def test_an_unknown_tool_is_not_found(editor: tuple[HeadlessEditor, Captur
         ("sim_wait", {"seconds": True}, "seconds must be a number"),
         ("sim_echo", {"text": "x", "times": 2.5}, "times must be whole"),
         ("sim_echo", {"text": "xx", "times": 600_000}, "at most 1000000"),
+        ("sim_swatch", {"color": "orange"}, "color must be #rrggbb"),
     ],
 )
 async def test_bad_input_is_invalid_params(
