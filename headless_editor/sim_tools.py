@@ -19,10 +19,6 @@ from headless_editor.sim_workspace import SimWorkspace
 
 log = logging.getLogger(__name__)
 
-TOOLS = "maestro/tools"
-TOOLS_CHANGED = "maestro/toolsChanged"
-INVOKE_TOOL = "maestro/invokeTool"
-
 MAX_WAIT_SECONDS = 600.0
 MAX_ECHO_CHARS = 1_000_000  # bounds what one call may make the editor hold
 

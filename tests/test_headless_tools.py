@@ -20,9 +20,9 @@ from bridge.settings import BridgeSettings
 from headless_editor.editor import HeadlessEditor
 from headless_editor.sim_tools import SimTool
 from headless_editor.sim_workspace import MAIN, SimWorkspace
+from headless_editor.tool_methods import INVOKE_TOOL as INVOKE
+from headless_editor.tool_methods import TOOLS, TOOLS_CHANGED
 from lsp import rpc
-
-INVOKE = "maestro/invokeTool"
 
 
 @pytest.fixture
@@ -50,7 +50,7 @@ def text(value: str) -> dict[str, Any]:
 async def test_the_tools_are_listed_with_schemas_and_tags(
     editor: tuple[HeadlessEditor, Capture],
 ) -> None:
-    listing = await result(*editor, "maestro/tools", None)
+    listing = await result(*editor, TOOLS, None)
     tools = {tool["name"]: tool for tool in listing["tools"]}
     assert list(tools) == [
         "sim_list_files",
@@ -208,17 +208,17 @@ async def test_changing_the_tools_notifies_the_server(
     async def shout(tool_input: dict[str, Any]) -> str:
         return str(tool_input.get("text", "")).upper()
 
-    assert out.notifications("maestro/toolsChanged") == []
+    assert out.notifications(TOOLS_CHANGED) == []
     headless.add_tool(SimTool("test_shout", "Shouts.", {"type": "object"}, shout, ["test"]))
-    assert out.notifications("maestro/toolsChanged") == [None]
-    names = [tool["name"] for tool in (await result(*editor, "maestro/tools", None))["tools"]]
+    assert out.notifications(TOOLS_CHANGED) == [None]
+    names = [tool["name"] for tool in (await result(*editor, TOOLS, None))["tools"]]
     assert names[-1] == "test_shout"
     assert await invoke(editor, "test_shout", {"text": "hi"}) == text("HI")
 
     headless.remove_tool("sim_fail")
     headless.set_tools([])
-    assert out.notifications("maestro/toolsChanged") == [None, None, None]
-    assert await result(*editor, "maestro/tools", None) == {"tools": []}
+    assert out.notifications(TOOLS_CHANGED) == [None, None, None]
+    assert await result(*editor, TOOLS, None) == {"tools": []}
     gone = await invoke_error(editor, "test_shout", {})
     assert gone["code"] == -32001
 
