@@ -11,7 +11,7 @@ from editor_messages import Capture, connected, error, result
 
 from headless_editor.editor import HeadlessEditor
 from headless_editor.sim_workspace import SimWorkspace
-from headless_editor.tool_methods import LANGUAGE
+from lsp.rpc import LANGUAGE
 
 ROOT = "file:///sim-workspace"
 MAIN = f"{ROOT}/main.py"
