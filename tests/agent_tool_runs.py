@@ -1,8 +1,9 @@
 """Real Claude Code, Codex and Gemini CLI set up as a user sets them up for the editor's tools:
-`maestro-bridge configure <agent> --tools` run in an isolated HOME writes both the bridge's
-models and its MCP server (`maestro`, at <bridge>/mcp) into the agent's own configuration, and
-the agent then runs once, non-interactively, with nothing of the bridge in its environment:
-what it knows of the bridge comes from the files configure wrote.
+`maestro-bridge configure <agent> --api-key KEY --tools` run in an isolated HOME writes the
+bridge's models, its key and its MCP server (`maestro`, at <bridge>/mcp) into the agent's own
+configuration, and the agent then runs once, non-interactively, with nothing of the bridge in
+its environment (but the variable Codex reads the key from): what it knows of the bridge
+comes from the files configure wrote.
 
 Each run is bounded by a timeout and leaves no process behind (cli_runs.run_cli: the agent's
 own session, killed whatever happens). A missing agent fails the test under $CI and skips it
@@ -31,12 +32,14 @@ CODEX = ClientBinary(
     "npm install --prefix .cache/codex @openai/codex@0.169.0",
 )
 # What would point Codex elsewhere: its own variables, OpenAI's, and the bridge's key.
-CODEX_CLEARED = ("CODEX_", "OPENAI_", "MAESTRO_BRIDGE_API_KEY")
+API_KEY_ENV = "MAESTRO_BRIDGE_API_KEY"  # where configure codex tells Codex to read the key
+CODEX_CLEARED = ("CODEX_", "OPENAI_", API_KEY_ENV)
 
 
 def configure(target: str, args: list[str], home_env: dict[str, str], cwd: Path) -> str:
-    """`maestro-bridge configure TARGET ARGS --tools` with the agent's isolated HOME; what it
-    printed (the test fails unless it exits 0)."""
+    """`maestro-bridge configure TARGET ARGS --tools` with the agent's isolated HOME (and
+    nothing of the bridge or the agents in its environment); what it printed (the test fails
+    unless it exits 0)."""
     cleared = (*claude_code_cli.CLEARED_ENV_PREFIXES, *gemini_cli.CLEARED_ENV_PREFIXES)
     env = client_env((*cleared, *CODEX_CLEARED), home_env)
     done = run_configure(target, [*args, "--tools"], env, cwd)
@@ -46,7 +49,7 @@ def configure(target: str, args: list[str], home_env: dict[str, str], cwd: Path)
 
 
 def run_claude_code(
-    root_url: str, model: str, prompt: str, home: Path, workdir: Path
+    root_url: str, key: str, model: str, prompt: str, home: Path, workdir: Path
 ) -> claude_code_cli.ClaudeRun:
     """`claude -p PROMPT` after `configure claude-code --tools`, its MCP server's tools
     allowed (print mode cannot ask)."""
@@ -58,7 +61,8 @@ def run_claude_code(
         "CLAUDE_CONFIG_DIR": str(config_dir),
         "XDG_CONFIG_HOME": str(home / ".config"),
     }
-    configure("claude-code", ["--url", root_url, "--model", model], home_env, workdir)
+    args = ["--url", root_url, "--api-key", key, "--model", model]
+    configure("claude-code", args, home_env, workdir)
     command = claude_code_cli.claude_command(
         claude, prompt, extra_args=("--allowedTools", f"mcp__{MCP_SERVER}")
     )
@@ -66,7 +70,9 @@ def run_claude_code(
     return claude_code_cli.ClaudeRun(command, *run_cli(command, workdir, env, AGENT_TIMEOUT))
 
 
-def run_codex(base_url: str, model: str, prompt: str, home: Path, workdir: Path) -> CliRun:
+def run_codex(
+    base_url: str, key: str, model: str, prompt: str, home: Path, workdir: Path
+) -> CliRun:
     """`codex exec PROMPT` after `configure codex --tools` (CODEX_HOME in `home`), its MCP
     server's tools approved (`codex exec` never asks: a tool that wants approval is refused,
     "MCP tool call requires approval, but approval policy is never"); its stdout is the
@@ -75,7 +81,8 @@ def run_codex(base_url: str, model: str, prompt: str, home: Path, workdir: Path)
     codex_home = home / ".codex"
     codex_home.mkdir(parents=True, exist_ok=True)
     home_env = {"HOME": str(home), "CODEX_HOME": str(codex_home)}
-    configure("codex", ["--base-url", base_url, "--model", model], home_env, workdir)
+    args = ["--base-url", base_url, "--api-key", key, "--model", model]
+    configure("codex", args, home_env, workdir)
     # Where Codex's bubblewrap sandbox cannot run (containers without user namespaces):
     # MAESTRO_CODEX_SANDBOX=danger-full-access, as in test_e2e_codex.py.
     sandbox = os.environ.get("MAESTRO_CODEX_SANDBOX", "workspace-write")
@@ -83,12 +90,14 @@ def run_codex(base_url: str, model: str, prompt: str, home: Path, workdir: Path)
     # As `--allowedTools mcp__maestro` for Claude Code: every tool of that server may run.
     flags += ["-c", f'mcp_servers.{MCP_SERVER}.default_tools_approval_mode="approve"']
     command = [codex, "exec", *flags, "--cd", str(workdir), prompt]
-    env = client_env(CODEX_CLEARED, {**home_env, "NO_COLOR": "1"})
+    # configure wrote the variable's name (the provider's env_key, the MCP server's
+    # bearer_token_env_var), never the key: the user exports it.
+    env = client_env(CODEX_CLEARED, {**home_env, API_KEY_ENV: key, "NO_COLOR": "1"})
     return CliRun(command, *run_cli(command, workdir, env, AGENT_TIMEOUT))
 
 
 def run_gemini_cli(
-    root_url: str, model: str, prompt: str, home: Path, workdir: Path
+    root_url: str, key: str, model: str, prompt: str, home: Path, workdir: Path
 ) -> gemini_cli.GeminiRun:
     """`gemini --prompt PROMPT` after `configure gemini --tools`, in YOLO mode (print mode
     cannot ask before a tool runs)."""
@@ -100,7 +109,7 @@ def run_gemini_cli(
         "XDG_CONFIG_HOME": str(home / ".config"),
         "TMPDIR": str(home / "tmp"),
     }
-    configure("gemini", ["--url", root_url, "--model", model], home_env, workdir)
+    configure("gemini", ["--url", root_url, "--api-key", key, "--model", model], home_env, workdir)
     command = gemini_cli.gemini_command(gemini, prompt, approval_mode=gemini_cli.YOLO)
     env = client_env(gemini_cli.CLEARED_ENV_PREFIXES, gemini_cli.OFFLINE_ENV, home_env)
     return gemini_cli.GeminiRun(command, *run_cli(command, workdir, env, AGENT_TIMEOUT))

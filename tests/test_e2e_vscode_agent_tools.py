@@ -1,8 +1,8 @@
 """Real agents use the editor's tools: Claude Code, Codex and Gemini CLI, each set up with
-`maestro-bridge configure <agent> --tools` (tests/agent_tool_runs.py), call a tool the
-scripted-model test extension contributes to a real VS Code extension host (code-server,
-headless), and Claude Code reads what VS Code's built-in TypeScript language server says about
-a file of the workspace.
+`maestro-bridge configure <agent> --api-key KEY --tools` (tests/agent_tool_runs.py), call a
+tool the scripted-model test extension contributes to a real VS Code extension host
+(code-server, headless, its bridge wanting a key), and Claude Code reads what VS Code's
+built-in TypeScript language server says about a file of the workspace.
 
     agent -> bridge (its dialect) -> extension -> vscode.lm -> scripted provider: a tool call
     agent -> bridge /mcp -> extension -> vscode.lm.invokeTool / vscode.languages -> result
@@ -26,11 +26,13 @@ import time
 from pathlib import Path
 from typing import Any
 
+import httpx2
 import pytest
 from agent_tool_runs import run_claude_code, run_codex, run_gemini_cli
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import CallToolResult, TextContent
+from plain_http import post
 from vscode_host import FIRST_WINDOW, VSCodeHost, host_fixture
 
 pytestmark = pytest.mark.timeout(600)
@@ -39,8 +41,14 @@ MODEL = "scripted-model"
 # Codex asks for a model name it knows (configure codex writes gpt-5.5): the bridge answers it
 # with the editor's model through this alias, as configure tells the user to set.
 CODEX_MODEL = "gpt-5.5"
+# The bridge wants a key, for its API and its MCP server alike; configure writes it.
+KEY = "agent-tools-key-1"
 vscode = host_fixture(
-    {"maestroBridge.tools.enable": True, "maestroBridge.modelAliases": {CODEX_MODEL: MODEL}}
+    {
+        "maestroBridge.tools.enable": True,
+        "maestroBridge.apiKey": KEY,
+        "maestroBridge.modelAliases": {CODEX_MODEL: MODEL},
+    }
 )
 
 TOOL = "maestro_test_lookup"
@@ -86,11 +94,31 @@ def offered_tools(host: VSCodeHost, since: int) -> list[list[str]]:
     return [[t["name"] for t in r["tools"]] for r in host.records("request")[since:]]
 
 
+def test_the_mcp_server_wants_the_key(vscode: VSCodeHost) -> None:
+    """Without the key the agents' configuration carries, /mcp refuses (as the API does)."""
+    initialize = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "no-key", "version": "1"},
+        },
+    }
+    accept = {"accept": "application/json, text/event-stream"}
+    assert post(f"{root_url(vscode)}/mcp", initialize, headers=accept).status_code == 401
+    keyed = {**accept, "authorization": f"Bearer {KEY}"}
+    assert post(f"{root_url(vscode)}/mcp", initialize, headers=keyed).status_code == 200
+
+
 def test_claude_code_calls_the_extensions_tool(vscode: VSCodeHost, tmp_path: Path) -> None:
     before, requests = len(tool_runs(vscode)), len(vscode.records("request"))
     search = {"query": f"select:{CLAUDE_TOOL}", "max_results": 5}
     prompt = f"Look alpha up: {call('ToolSearch', search)} {then(CLAUDE_TOOL, {'key': 'alpha'})}"
-    run = run_claude_code(root_url(vscode), MODEL, prompt, tmp_path / "home", workdir(tmp_path))
+    run = run_claude_code(
+        root_url(vscode), KEY, MODEL, prompt, tmp_path / "home", workdir(tmp_path)
+    )
     report = f"{run.report}\n{vscode.diagnostics()}"
     assert run.returncode == 0 and not run.timed_out, report
     assert run.stdout.strip() == f"{CLAUDE_TOOL} returned: {MARKER}", report
@@ -106,7 +134,7 @@ def test_codex_calls_the_extensions_tool(vscode: VSCodeHost, tmp_path: Path) -> 
     before, requests = len(tool_runs(vscode)), len(vscode.records("request"))
     search = {"query": TOOL}
     prompt = f"Look alpha up: {call('tool_search', search)} {then(CODEX_TOOL, {'key': 'alpha'})}"
-    run = run_codex(vscode.base_url, CODEX_MODEL, prompt, tmp_path / "home", workdir(tmp_path))
+    run = run_codex(vscode.base_url, KEY, CODEX_MODEL, prompt, tmp_path / "home", workdir(tmp_path))
     report = f"{run.report}\n{vscode.diagnostics()}"
     assert run.returncode == 0 and not run.timed_out, report
     # `codex exec` prints the final answer alone on stdout; Codex hands an MCP tool's text to
@@ -124,7 +152,7 @@ def test_codex_calls_the_extensions_tool(vscode: VSCodeHost, tmp_path: Path) -> 
 def test_gemini_cli_calls_the_extensions_tool(vscode: VSCodeHost, tmp_path: Path) -> None:
     before, requests = len(tool_runs(vscode)), len(vscode.records("request"))
     prompt = f"Look alpha up: {call(GEMINI_TOOL, {'key': 'alpha'})}"
-    run = run_gemini_cli(root_url(vscode), MODEL, prompt, tmp_path / "home", workdir(tmp_path))
+    run = run_gemini_cli(root_url(vscode), KEY, MODEL, prompt, tmp_path / "home", workdir(tmp_path))
     report = f"{run.report}\n{vscode.diagnostics()}"
     assert run.returncode == 0 and not run.timed_out, report
     # Gemini CLI hands an MCP tool's text to the model inside <untrusted_context> tags.
@@ -150,7 +178,9 @@ def test_claude_code_reads_typescripts_diagnostics(vscode: VSCodeHost, tmp_path:
     tool = "mcp__maestro__editor_diagnostics"
     search = {"query": f"select:{tool}", "max_results": 5}
     prompt = f"Any problems? {call('ToolSearch', search)} {then(tool, {'path': GREET_PATH})}"
-    run = run_claude_code(root_url(vscode), MODEL, prompt, tmp_path / "home", workdir(tmp_path))
+    run = run_claude_code(
+        root_url(vscode), KEY, MODEL, prompt, tmp_path / "home", workdir(tmp_path)
+    )
     report = f"{run.report}\n{vscode.diagnostics()}"
     assert run.returncode == 0 and not run.timed_out, report
     answer = run.stdout.strip()
@@ -174,7 +204,8 @@ async def wait_for_problem(host: VSCodeHost) -> None:
     text = ""
     while time.monotonic() < deadline:
         async with (
-            streamable_http_client(f"{root_url(host)}/mcp") as (read, write),
+            httpx2.AsyncClient(headers={"Authorization": f"Bearer {KEY}"}) as http,
+            streamable_http_client(f"{root_url(host)}/mcp", http_client=http) as (read, write),
             ClientSession(read, write) as session,
         ):
             await session.initialize()
