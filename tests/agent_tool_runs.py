@@ -31,8 +31,8 @@ CODEX = ClientBinary(
     "Codex CLI",
     "npm install --prefix .cache/codex @openai/codex@0.169.0",
 )
-# What would point Codex elsewhere: its own variables, OpenAI's, and the bridge's key.
 API_KEY_ENV = "MAESTRO_BRIDGE_API_KEY"  # where configure codex tells Codex to read the key
+# What would point Codex elsewhere: its own variables, OpenAI's, and the bridge's key.
 CODEX_CLEARED = ("CODEX_", "OPENAI_", API_KEY_ENV)
 
 
@@ -75,8 +75,9 @@ def run_codex(
 ) -> CliRun:
     """`codex exec PROMPT` after `configure codex --tools` (CODEX_HOME in `home`), its MCP
     server's tools approved (`codex exec` never asks: a tool that wants approval is refused,
-    "MCP tool call requires approval, but approval policy is never"); its stdout is the
-    final answer."""
+    "MCP tool call requires approval, but approval policy is never"; measured with Codex
+    0.169.0, only a tool annotated `readOnlyHint: true` runs without, and the bridge's tools
+    carry no annotations); its stdout is the final answer."""
     codex = CODEX.or_skip()
     codex_home = home / ".codex"
     codex_home.mkdir(parents=True, exist_ok=True)
