@@ -65,8 +65,7 @@ export function toToolResultPart(kind: ToolPartKind, part: unknown): TextPart | 
     case 'text':
       return typeof part.value === 'string' ? { type: 'text', value: part.value } : undefined;
     case 'promptTsx':
-      // A prompt-tsx element tree: its JSON is the closest text an MCP client can use.
-      return { type: 'text', value: JSON.stringify(part.value) ?? '' };
+      return { type: 'text', value: promptTsxText(part.value) };
     case 'data':
       return part.data instanceof Uint8Array
         ? { type: 'data', mimeType: String(part.mimeType), data: toBase64(part.data) }
@@ -74,6 +73,31 @@ export function toToolResultPart(kind: ToolPartKind, part: unknown): TextPart | 
     case 'unknown':
       return undefined;
   }
+}
+
+/**
+ * A prompt-tsx element tree (`renderElementJSON`'s `{node}`) as the text it renders, the way
+ * VS Code shows one: text nodes (type 2) in order, a line break where one asks for it, an image
+ * as `<image>`. A tree of another shape is sent as its JSON rather than lost.
+ */
+export function promptTsxText(value: unknown): string {
+  const out: string[] = [];
+  const walk = (node: unknown, depth: number): boolean => {
+    if (!isObject(node) || depth > 200) return false;
+    if (node.type === 2) {
+      if (node.lineBreakBefore === true) out.push('\n');
+      if (typeof node.text === 'string') out.push(node.text);
+      return true;
+    }
+    if (node.ctor === 3) {
+      out.push('<image>');
+      return true;
+    }
+    if (!Array.isArray(node.children)) return false;
+    return node.children.every((child) => walk(child, depth + 1));
+  };
+  if (isObject(value) && walk(value.node, 0)) return out.join('');
+  return JSON.stringify(value) ?? '';
 }
 
 export interface ToolRpcError { code: number; message: string; data: EditorErrorData }

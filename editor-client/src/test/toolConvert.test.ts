@@ -60,8 +60,26 @@ describe('toToolResultPart', () => {
     assert.deepEqual(toToolResultPart('text', { value: 'hello' }), { type: 'text', value: 'hello' });
   });
 
-  it('sends a prompt-tsx part as its JSON text', () => {
-    const value = { node: { type: 1, children: ['a'] } };
+  it('sends a prompt-tsx part as the text it renders', () => {
+    const value = {
+      node: {
+        type: 1,
+        ctor: 2,
+        children: [
+          { type: 2, text: 'Found 2 files:' },
+          { type: 1, ctor: 2, children: [{ type: 2, text: 'src/a.ts', lineBreakBefore: true }] },
+          { type: 1, ctor: 3, children: [] },
+        ],
+      },
+    };
+    assert.deepEqual(toToolResultPart('promptTsx', { value }), {
+      type: 'text',
+      value: 'Found 2 files:\nsrc/a.ts<image>',
+    });
+  });
+
+  it('sends a prompt-tsx part of an unknown shape as its JSON', () => {
+    const value = { tree: [1, 2] };
     assert.deepEqual(toToolResultPart('promptTsx', { value }), { type: 'text', value: JSON.stringify(value) });
   });
 
