@@ -71,13 +71,20 @@ def run_claude_code(
 
 
 def run_codex(
-    base_url: str, key: str, model: str, prompt: str, home: Path, workdir: Path
+    base_url: str,
+    key: str,
+    model: str,
+    prompt: str,
+    home: Path,
+    workdir: Path,
+    approve_all: bool = True,
 ) -> CliRun:
     """`codex exec PROMPT` after `configure codex --tools` (CODEX_HOME in `home`), its MCP
     server's tools approved (`codex exec` never asks: a tool that wants approval is refused,
     "MCP tool call requires approval, but approval policy is never"; measured with Codex
-    0.169.0, only a tool annotated `readOnlyHint: true` runs without, and the bridge's tools
-    carry no annotations); its stdout is the final answer."""
+    0.169.0, only a tool annotated `readOnlyHint: true` runs without: the bridge's `editor_*`
+    tools are, the editor's own are not); `approve_all=False` leaves Codex's defaults. Its
+    stdout is the final answer."""
     codex = CODEX.or_skip()
     codex_home = home / ".codex"
     codex_home.mkdir(parents=True, exist_ok=True)
@@ -88,8 +95,8 @@ def run_codex(
     # MAESTRO_CODEX_SANDBOX=danger-full-access, as in test_e2e_codex.py.
     sandbox = os.environ.get("MAESTRO_CODEX_SANDBOX", "workspace-write")
     flags = ["--skip-git-repo-check", "--sandbox", sandbox, "--color", "never"]
-    # As `--allowedTools mcp__maestro` for Claude Code: every tool of that server may run.
-    flags += ["-c", f'mcp_servers.{MCP_SERVER}.default_tools_approval_mode="approve"']
+    if approve_all:  # as `--allowedTools mcp__maestro` for Claude Code: every tool may run
+        flags += ["-c", f'mcp_servers.{MCP_SERVER}.default_tools_approval_mode="approve"']
     command = [codex, "exec", *flags, "--cd", str(workdir), prompt]
     # configure wrote the variable's name (the provider's env_key, the MCP server's
     # bearer_token_env_var), never the key: the user exports it.

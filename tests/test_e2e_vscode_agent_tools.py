@@ -204,7 +204,9 @@ def test_codex_reads_typescripts_diagnostics(
     tool = "mcp__maestro__editor_diagnostics"
     ask = then(tool, {"path": typescript_problem})
     prompt = f"Any problems? {call('tool_search', {'query': 'editor_diagnostics'})} {ask}"
-    run = run_codex(vscode.base_url, KEY, CODEX_MODEL, prompt, tmp_path / "home", workdir(tmp_path))
+    # Codex's own approval defaults: the editor_* tools are marked read-only, so they run.
+    home = tmp_path / "home"
+    run = run_codex(vscode.base_url, KEY, CODEX_MODEL, prompt, home, workdir(tmp_path), False)
     report = f"{run.report}\n{vscode.diagnostics()}"
     assert run.returncode == 0 and not run.timed_out, report
     answer = run.stdout.strip()

@@ -29,6 +29,9 @@ INSTRUCTIONS = (
 )
 
 
+READ_ONLY = types.ToolAnnotations(read_only_hint=True, idempotent_hint=True, open_world_hint=False)
+
+
 class RpcFailure(Exception):
     def __init__(self, code: int, message: str) -> None:
         super().__init__(message)
@@ -89,7 +92,14 @@ class Dispatcher:
             return {}
         if method == "tools/list":
             tools = [
-                types.Tool(name=t.name, description=t.description, input_schema=t.input_schema)
+                types.Tool(
+                    name=t.name,
+                    description=t.description,
+                    input_schema=t.input_schema,
+                    # The language tools only read; agents (Codex) then run them unasked.
+                    # An editor tool says nothing of the kind in vscode.lm.tools.
+                    annotations=READ_ONLY if t.language is not None else None,
+                )
                 for t in await self._editor(self._catalog.tools())
             ]
             return serialized(method, session.version, types.ListToolsResult(tools=tools))
