@@ -12,7 +12,7 @@ import os
 import sys
 from typing import Any
 
-from bridge import __version__
+from bridge import __version__, tool_flags
 from bridge.budgets import command as budget_command
 from bridge.configure.arguments import add_configure, run_configure
 from bridge.usage import command as usage_command
@@ -96,6 +96,7 @@ def _parser() -> argparse.ArgumentParser:
     _add_security_options(serve)
     usage_command.add_serve_options(serve)
     budget_command.add_serve_options(serve)
+    tool_flags.add_serve_options(serve)
     add_configure(sub)
     usage_command.add_usage_command(sub)
     return parser
@@ -260,6 +261,26 @@ def main(argv: list[str] | None = None) -> int:
     return _serve(args)
 
 
+def serve_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The language server's initializationOptions the `serve` flags make."""
+    options: dict[str, Any] = {
+        "host": args.host,
+        "port": args.port,
+        "apiKey": args.api_key,
+        "modelAliases": dict(args.model_alias),
+        "defaultModel": args.default_model,
+        "keepaliveSeconds": args.keepalive_seconds,
+        **_security_options(args),
+        "fallbackModel": args.fallback_model,
+        **usage_command.serve_options(args),
+        **budget_command.serve_options(args),
+        **tool_flags.serve_options(args),
+    }
+    if args.websocket_max_seconds is not None:
+        options.setdefault("limits", {})["websocketMaxSeconds"] = args.websocket_max_seconds
+    return options
+
+
 def _serve(args: argparse.Namespace) -> int:
     from pydantic import ValidationError
 
@@ -278,20 +299,7 @@ def _serve(args: argparse.Namespace) -> int:
         except ScriptError as exc:
             print(f"maestro-bridge: {exc}", file=sys.stderr)
             return 2
-    options: dict[str, Any] = {
-        "host": args.host,
-        "port": args.port,
-        "apiKey": args.api_key,
-        "modelAliases": dict(args.model_alias),
-        "defaultModel": args.default_model,
-        "keepaliveSeconds": args.keepalive_seconds,
-        **_security_options(args),
-        "fallbackModel": args.fallback_model,
-        **usage_command.serve_options(args),
-        **budget_command.serve_options(args),
-    }
-    if args.websocket_max_seconds is not None:
-        options.setdefault("limits", {})["websocketMaxSeconds"] = args.websocket_max_seconds
+    options = serve_options(args)
     try:
         check_bind(BridgeSettings.from_options(options))
     except (BindRefused, ValidationError) as exc:
@@ -364,6 +372,8 @@ async def _run_headless(options: dict[str, Any], script: Any) -> int:
         print(f"maestro-bridge: could not start: {exc or 'timed out'}", file=sys.stderr)
         return 1
     print(f"Listening on {url}", flush=True)
+    if options["tools"]["enable"]:
+        print(f"Editor tools (MCP, Streamable HTTP): {tool_flags.mcp_url(url)}", flush=True)
     # An alias is a name Codex knows (it picks its tools by name): show the first one.
     model = next(iter(options.get("modelAliases") or {}), "sim-echo")
     print(_banner(url, options.get("apiKey"), model), flush=True)

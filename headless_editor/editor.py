@@ -1,11 +1,13 @@
 """The headless editor: starts `maestro-bridge lsp` as a child process over stdio, exactly as
-VS Code does, and answers its `maestro/*` requests with the simulated model."""
+VS Code does, and answers its `maestro/*` requests with the simulated model, simulated tools
+and an in-memory workspace."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
 import os
+from collections.abc import Iterable
 from typing import Any
 
 from pydantic import ValidationError
@@ -13,6 +15,16 @@ from pydantic import ValidationError
 from bridge.core.backend import ChatRequest, EditorError, ResponsePart, TextPart
 from headless_editor.jsonrpc import INVALID_PARAMS, EditorConnection, RpcError
 from headless_editor.script import Script
+from headless_editor.sim_language import LANGUAGE, answer_language
+from headless_editor.sim_tools import (
+    INVOKE_TOOL,
+    TOOLS,
+    TOOLS_CHANGED,
+    SimTool,
+    ToolBox,
+    sample_tools,
+)
+from headless_editor.sim_workspace import SimWorkspace
 from headless_editor.simulated_model import SimulatedModel
 from headless_editor.spawn import spawn_language_server
 from lsp import rpc
@@ -85,9 +97,16 @@ def chat_window(params: Any) -> int | None:
 
 
 class HeadlessEditor:
-    def __init__(self, model: SimulatedModel | None = None, script: Script | None = None) -> None:
+    def __init__(
+        self,
+        model: SimulatedModel | None = None,
+        script: Script | None = None,
+        workspace: SimWorkspace | None = None,
+    ) -> None:
         self.model = model or SimulatedModel()
         self.script = script
+        self.workspace = workspace or SimWorkspace()
+        self.toolbox = ToolBox(sample_tools(self.workspace))
         self.protocol = EditorConnection()
         self.process: asyncio.subprocess.Process | None = None
         self.url: str | None = None
@@ -122,6 +141,18 @@ class HeadlessEditor:
             if sender is not None and isinstance(parts, int) and not isinstance(parts, bool):
                 sender.acknowledged(parts)
 
+        @client.feature(TOOLS)
+        def tools(params: Any) -> dict[str, Any]:
+            return self.toolbox.listing()
+
+        @client.feature(INVOKE_TOOL)
+        async def invoke_tool(params: Any) -> dict[str, Any]:
+            return await self.toolbox.invoke(params)
+
+        @client.feature(LANGUAGE)
+        def language(params: Any) -> dict[str, Any]:
+            return answer_language(self.workspace, params)
+
         @client.feature(rpc.SERVER_READY)
         def server_ready(params: Any) -> None:
             if self._ready is not None and not self._ready.done():
@@ -131,6 +162,17 @@ class HeadlessEditor:
         def server_failed(params: Any) -> None:
             if self._ready is not None and not self._ready.done():
                 self._ready.set_exception(EditorStartError(str(params.get("message"))))
+
+    def set_tools(self, tools: Iterable[SimTool]) -> None:
+        """Offer these tools instead, and tell the server (`vscode.lm.onDidChangeTools`)."""
+        self.toolbox = ToolBox(tools)
+        self.protocol.notify_raw(TOOLS_CHANGED, None)
+
+    def add_tool(self, tool: SimTool) -> None:
+        self.set_tools([*self.toolbox.tools.values(), tool])
+
+    def remove_tool(self, name: str) -> None:
+        self.set_tools(t for t in self.toolbox.tools.values() if t.name != name)
 
     async def _chat(self, params: Any) -> dict[str, Any]:
         try:
