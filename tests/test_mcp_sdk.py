@@ -21,10 +21,10 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from mcp_wire import initialize_body, mcp_url
 from plain_http import post
+from processes import kill_tree
 
 from headless_editor.editor import HeadlessEditor
 from headless_editor.sim_tools import SimTool
-from processes import kill_tree
 
 KEY = "mcp-test-key"
 AUTH = {"Authorization": f"Bearer {KEY}"}
@@ -187,7 +187,7 @@ def _leaves(error: BaseException) -> list[BaseException]:
 async def test_the_api_key_is_required(server: BridgeServer) -> None:
     url = mcp_url(server)
     for headers in ({}, {"Authorization": "Bearer wrong-key"}):
-        with pytest.raises(Exception) as raised:  # noqa: B017 - an ExceptionGroup, looked into
+        with pytest.raises(Exception) as raised:  # an ExceptionGroup: its leaves are looked into
             async with sdk_client(url, headers):
                 pass
         refusals = [leaf for leaf in _leaves(raised.value) if isinstance(leaf, MCPError)]
