@@ -15,18 +15,11 @@ from pydantic import ValidationError
 from bridge.core.backend import ChatRequest, EditorError, ResponsePart, TextPart
 from headless_editor.jsonrpc import INVALID_PARAMS, EditorConnection, RpcError
 from headless_editor.script import Script
-from headless_editor.sim_language import LANGUAGE, answer_language
-from headless_editor.sim_tools import (
-    INVOKE_TOOL,
-    TOOLS,
-    TOOLS_CHANGED,
-    SimTool,
-    ToolBox,
-    sample_tools,
-)
+from headless_editor.sim_tools import SimTool, ToolBox, sample_tools
 from headless_editor.sim_workspace import SimWorkspace
 from headless_editor.simulated_model import SimulatedModel
 from headless_editor.spawn import spawn_language_server
+from headless_editor.tool_methods import INVOKE_TOOL, LANGUAGE, TOOLS, TOOLS_CHANGED
 from lsp import rpc
 
 log = logging.getLogger(__name__)
@@ -151,6 +144,9 @@ class HeadlessEditor:
 
         @client.feature(LANGUAGE)
         def language(params: Any) -> dict[str, Any]:
+            # Imported when first asked: `serve` starts faster without the analysis code.
+            from headless_editor.sim_language import answer_language
+
             return answer_language(self.workspace, params)
 
         @client.feature(rpc.SERVER_READY)

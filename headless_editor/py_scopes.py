@@ -172,7 +172,7 @@ class ScopeWalker(ast.NodeVisitor):
         if node.returns is not None:
             self.visit(node.returns)
         kind = "Method" if self.scope.kind == "class" else "Function"
-        self.bind(node.name, self.text.name_after(node, r"def\s+", node.name), "def", kind, node)
+        self.bind(node.name, self.text.name_after(node, r"\bdef\s+", node.name), "def", kind, node)
         with self._inside("function"):
             self._bind_args(node.args)
             for statement in node.body:
@@ -191,7 +191,7 @@ class ScopeWalker(ast.NodeVisitor):
         for outer in [*node.decorator_list, *node.bases, *node.keywords]:
             self.visit(outer)
         self.bind(
-            node.name, self.text.name_after(node, r"class\s+", node.name), "class", "Class", node
+            node.name, self.text.name_after(node, r"\bclass\s+", node.name), "class", "Class", node
         )
         with self._inside("class"):
             for statement in node.body:
@@ -249,7 +249,7 @@ class ScopeWalker(ast.NodeVisitor):
     def _declare(self, node: ast.Global | ast.Nonlocal, names: set[str], keyword: str) -> None:
         names.update(node.names)
         for name in node.names:  # each is a use of the outer name
-            where = self.text.name_after(node, keyword + r"\s+(?:\w+\s*,\s*)*", name)
+            where = self.text.name_after(node, r"\b" + keyword + r"\s+(?:\w+\s*,\s*)*", name)
             self._loads.append((self.scope, name, where))
 
     def visit_Global(self, node: ast.Global) -> None:
@@ -262,12 +262,12 @@ class ScopeWalker(ast.NodeVisitor):
         if node.type is not None:
             self.visit(node.type)
         if node.name:
-            where = self.text.name_after(node, r"as\s+", node.name)
+            where = self.text.name_after(node, r"\bas\s+", node.name)
             self.bind(node.name, where, "variable", "Variable", node)
         for statement in node.body:
             self.visit(statement)
 
-    def _capture(self, node: ast.AST, name: str | None) -> None:
+    def _capture(self, node: ast.pattern, name: str | None) -> None:
         """A name a `case` pattern binds."""
         self.generic_visit(node)
         if name:

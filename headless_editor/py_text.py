@@ -3,12 +3,25 @@ from the 1-based lines and UTF-8 byte columns `ast` gives."""
 
 from __future__ import annotations
 
-import ast
 import re
 from dataclasses import dataclass
+from typing import Protocol
 
 # The line ends `ast` counts (str.splitlines would also split at form feeds and the like).
 _LINE_END = re.compile(r"\r\n|\r|\n")
+
+
+class Located(Protocol):
+    """What `ast` places: statements, expressions, arguments, aliases, patterns."""
+
+    @property
+    def lineno(self) -> int: ...
+    @property
+    def col_offset(self) -> int: ...
+    @property
+    def end_lineno(self) -> int | None: ...
+    @property
+    def end_col_offset(self) -> int | None: ...
 
 
 @dataclass(frozen=True)
@@ -51,11 +64,11 @@ class SourceText:
         """`length` characters from str index `index` of a 0-based line."""
         return Range(line, self.column(line, index), line, self.column(line, index + length))
 
-    def node_range(self, node: ast.AST) -> Range:
+    def node_range(self, node: Located) -> Range:
         """The whole of a node (statement, expression)."""
-        lineno, col = node.lineno, node.col_offset  # type: ignore[attr-defined]
-        end_lineno = getattr(node, "end_lineno", None) or lineno
-        end_col = getattr(node, "end_col_offset", None)
+        lineno, col = node.lineno, node.col_offset
+        end_lineno = node.end_lineno or lineno
+        end_col = node.end_col_offset
         start = self.str_index(lineno, col)
         end = self.str_index(end_lineno, end_col) if end_col is not None else start
         return Range(
@@ -65,28 +78,28 @@ class SourceText:
             self.column(end_lineno - 1, end),
         )
 
-    def name_at(self, node: ast.AST, name: str) -> Range:
+    def name_at(self, node: Located, name: str) -> Range:
         """A name at a node's start: `ast.Name`, `ast.arg`, an unaliased import."""
-        lineno = node.lineno  # type: ignore[attr-defined]
-        return self.span(lineno - 1, self.str_index(lineno, node.col_offset), len(name))  # type: ignore[attr-defined]
+        lineno = node.lineno
+        return self.span(lineno - 1, self.str_index(lineno, node.col_offset), len(name))
 
-    def name_after(self, node: ast.AST, pattern: str, name: str) -> Range:
+    def name_after(self, node: Located, pattern: str, name: str) -> Range:
         """A name a node does not place, found on its first line after `pattern` (a regex
         ending where the name starts: "def\\s+", "as\\s+"); the node's start if not found."""
-        lineno = node.lineno  # type: ignore[attr-defined]
+        lineno = node.lineno
         text = self.line(lineno - 1)
-        start = self.str_index(lineno, node.col_offset)  # type: ignore[attr-defined]
+        start = self.str_index(lineno, node.col_offset)
         found = re.compile(pattern + re.escape(name) + r"(?!\w)").search(text, start)
         index = found.end() - len(name) if found else start
         return self.span(lineno - 1, index, len(name))
 
-    def last_name_in(self, node: ast.AST, name: str) -> Range:
+    def last_name_in(self, node: Located, name: str) -> Range:
         """The last whole-word `name` within a node on its last line (`x` of `case [a, *x]`,
         `alias` of `import a.b as alias`)."""
-        end_lineno = node.end_lineno or node.lineno  # type: ignore[attr-defined]
+        end_lineno = node.end_lineno or node.lineno
         text = self.line(end_lineno - 1)
-        end = self.str_index(end_lineno, node.end_col_offset or 0)  # type: ignore[attr-defined]
-        begin = self.str_index(end_lineno, node.col_offset) if end_lineno == node.lineno else 0  # type: ignore[attr-defined]
+        end = self.str_index(end_lineno, node.end_col_offset or 0)
+        begin = self.str_index(end_lineno, node.col_offset) if end_lineno == node.lineno else 0
         matches = list(re.finditer(whole_word(name), text[begin:end]))
         index = begin + matches[-1].start() if matches else begin
         return self.span(end_lineno - 1, index, len(name))

@@ -15,8 +15,6 @@ from headless_editor.py_scopes import Binding, Occurrence
 from headless_editor.py_text import Range, whole_word
 from headless_editor.sim_workspace import SimWorkspace
 
-LANGUAGE = "maestro/language"
-
 Json = dict[str, Any]
 
 

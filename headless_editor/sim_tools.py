@@ -5,7 +5,11 @@ over the in-memory workspace; `sim_wait` runs until cancelled, `sim_fail` throws
 from __future__ import annotations
 
 import asyncio
+import base64
 import logging
+import re
+import struct
+import zlib
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -15,14 +19,11 @@ from headless_editor.sim_workspace import SimWorkspace
 
 log = logging.getLogger(__name__)
 
-TOOLS = "maestro/tools"
-TOOLS_CHANGED = "maestro/toolsChanged"
-INVOKE_TOOL = "maestro/invokeTool"
-
 MAX_WAIT_SECONDS = 600.0
 MAX_ECHO_CHARS = 1_000_000  # bounds what one call may make the editor hold
 
-Run = Callable[[dict[str, Any]], Awaitable[str]]
+Part = dict[str, Any]  # {"type": "text", "value"} or {"type": "data", "mimeType", "data"}
+Run = Callable[[dict[str, Any]], Awaitable[str | list[Part]]]
 
 
 class ToolFailure(Exception):
@@ -73,13 +74,14 @@ class ToolBox:
         if not isinstance(tool_input, dict):
             raise RpcError(INVALID_PARAMS, f"The input of {tool.name} must be an object")
         try:
-            text = await tool.run(tool_input)
+            output = await tool.run(tool_input)
         except ToolFailure as exc:
             raise RpcError(-32000, str(exc), {"code": "Other", "name": exc.name}) from None
         except asyncio.CancelledError:
             log.info("Tool %s cancelled", tool.name)
             raise
-        return {"content": [{"type": "text", "value": text}]}
+        parts = [{"type": "text", "value": output}] if isinstance(output, str) else output
+        return {"content": parts}
 
 
 # -- arguments ---------------------------------------------------------------------------------
@@ -106,6 +108,23 @@ def _object(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
         "required": required,
         "additionalProperties": False,
     }
+
+
+def png_pixel(red: int, green: int, blue: int) -> bytes:
+    """A PNG image of one pixel of that colour."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        checksum = zlib.crc32(kind + data)
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", checksum)
+
+    header = struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0)  # 1x1, 8 bits per channel, RGB
+    scanline = bytes([0, red, green, blue])  # filter type 0, then the pixel
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(scanline))
+        + chunk(b"IEND", b"")
+    )
 
 
 # -- the tools ---------------------------------------------------------------------------------
@@ -147,6 +166,17 @@ def sample_tools(workspace: SimWorkspace) -> list[SimTool]:
                 INVALID_PARAMS, f"times must be whole, the echo at most {MAX_ECHO_CHARS}"
             )
         return text * int(times)
+
+    async def swatch(tool_input: dict[str, Any]) -> list[Part]:
+        color = _string(tool_input, "color")
+        if not re.fullmatch(r"#[0-9a-fA-F]{6}", color):
+            raise RpcError(INVALID_PARAMS, "color must be #rrggbb")
+        rgb = bytes.fromhex(color[1:])
+        image = base64.b64encode(png_pixel(*rgb)).decode()
+        return [
+            {"type": "text", "value": f"A 1x1 PNG of {color.lower()}."},
+            {"type": "data", "mimeType": "image/png", "data": image},
+        ]
 
     async def fail(tool_input: dict[str, Any]) -> str:
         raise ToolFailure(_string(tool_input, "message"))
@@ -193,6 +223,12 @@ def sample_tools(workspace: SimWorkspace) -> list[SimTool]:
                 {"text": {"type": "string"}, "times": {"type": "integer", "minimum": 1}}, ["text"]
             ),
             echo,
+        ),
+        SimTool(
+            "sim_swatch",
+            "Returns a one-pixel PNG image of a colour (a result with an image part).",
+            _object({"color": {"type": "string", "pattern": "^#[0-9a-fA-F]{6}$"}}, ["color"]),
+            swatch,
         ),
         SimTool(
             "sim_fail",

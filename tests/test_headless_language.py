@@ -11,8 +11,8 @@ from editor_messages import Capture, connected, error, result
 
 from headless_editor.editor import HeadlessEditor
 from headless_editor.sim_workspace import SimWorkspace
+from headless_editor.tool_methods import LANGUAGE
 
-LANGUAGE = "maestro/language"
 ROOT = "file:///sim-workspace"
 MAIN = f"{ROOT}/main.py"
 SHAPES = f"{ROOT}/shapes.py"

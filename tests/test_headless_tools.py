@@ -5,9 +5,14 @@ flags that turn the tools on."""
 from __future__ import annotations
 
 import asyncio
+import base64
+import struct
+import time
+import zlib
 from typing import Any
 
 import pytest
+from conftest import BridgeServer, StartServer
 from editor_messages import Capture, connected, error, result, send
 
 from bridge.cli import _parser, serve_options
@@ -15,9 +20,9 @@ from bridge.settings import BridgeSettings
 from headless_editor.editor import HeadlessEditor
 from headless_editor.sim_tools import SimTool
 from headless_editor.sim_workspace import MAIN, SimWorkspace
+from headless_editor.tool_methods import INVOKE_TOOL as INVOKE
+from headless_editor.tool_methods import TOOLS, TOOLS_CHANGED
 from lsp import rpc
-
-INVOKE = "maestro/invokeTool"
 
 
 @pytest.fixture
@@ -45,7 +50,7 @@ def text(value: str) -> dict[str, Any]:
 async def test_the_tools_are_listed_with_schemas_and_tags(
     editor: tuple[HeadlessEditor, Capture],
 ) -> None:
-    listing = await result(*editor, "maestro/tools", None)
+    listing = await result(*editor, TOOLS, None)
     tools = {tool["name"]: tool for tool in listing["tools"]}
     assert list(tools) == [
         "sim_list_files",
@@ -53,6 +58,7 @@ async def test_the_tools_are_listed_with_schemas_and_tags(
         "sim_find_text",
         "sim_wait",
         "sim_echo",
+        "sim_swatch",
         "sim_fail",
     ]
     assert tools["sim_list_files"]["inputSchema"] is None  # a tool without input
@@ -94,6 +100,31 @@ async def test_each_tool_does_its_work(editor: tuple[HeadlessEditor, Capture]) -
     assert await invoke(editor, "sim_echo", {"text": "once"}) == text("once")
 
 
+def png_chunks(png: bytes) -> list[tuple[bytes, bytes]]:
+    """A PNG's chunks (kind, data), each checked against its CRC."""
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    chunks, at = [], 8
+    while at < len(png):
+        (length,) = struct.unpack(">I", png[at : at + 4])
+        kind, data = png[at + 4 : at + 8], png[at + 8 : at + 8 + length]
+        (crc,) = struct.unpack(">I", png[at + 8 + length : at + 12 + length])
+        assert crc == zlib.crc32(kind + data)
+        chunks.append((kind, data))
+        at += 12 + length
+    return chunks
+
+
+async def test_a_tool_may_answer_with_an_image_part(editor: tuple[HeadlessEditor, Capture]) -> None:
+    answer = await invoke(editor, "sim_swatch", {"color": "#FF8800"})
+    text_part, image_part = answer["content"]
+    assert text_part == {"type": "text", "value": "A 1x1 PNG of #ff8800."}
+    assert (image_part["type"], image_part["mimeType"]) == ("data", "image/png")
+    chunks = png_chunks(base64.b64decode(image_part["data"], validate=True))
+    assert [kind for kind, _ in chunks] == [b"IHDR", b"IDAT", b"IEND"]
+    assert struct.unpack(">IIBB", chunks[0][1][:10]) == (1, 1, 8, 2)  # 1x1 RGB, 8 bits
+    assert zlib.decompress(chunks[1][1]) == b"\x00\xff\x88\x00"  # the one pixel
+
+
 async def test_a_tool_that_throws_is_a_32000_error(editor: tuple[HeadlessEditor, Capture]) -> None:
     failed = await invoke_error(editor, "sim_fail", {"message": "the disk is on fire"})
     assert failed == {
@@ -130,6 +161,7 @@ async def test_an_unknown_tool_is_not_found(editor: tuple[HeadlessEditor, Captur
         ("sim_wait", {"seconds": True}, "seconds must be a number"),
         ("sim_echo", {"text": "x", "times": 2.5}, "times must be whole"),
         ("sim_echo", {"text": "xx", "times": 600_000}, "at most 1000000"),
+        ("sim_swatch", {"color": "orange"}, "color must be #rrggbb"),
     ],
 )
 async def test_bad_input_is_invalid_params(
@@ -149,6 +181,7 @@ async def test_params_that_are_not_an_object_are_invalid(
 
 async def test_cancel_request_stops_sim_wait(editor: tuple[HeadlessEditor, Capture]) -> None:
     headless, out = editor
+    tasks_before = len(asyncio.all_tasks())
     params = {"invocationId": "tool-5", "name": "sim_wait", "input": {"seconds": 600}}
     send(headless, INVOKE, params, msg_id="tool-5")
     await asyncio.sleep(0.05)
@@ -161,6 +194,8 @@ async def test_cancel_request_stops_sim_wait(editor: tuple[HeadlessEditor, Captu
     assert reply["error"]["code"] == rpc.REQUEST_CANCELLED
     assert asyncio.get_running_loop().time() - started < 5
     assert "tool-5" not in headless.protocol._running
+    await asyncio.sleep(0)
+    assert len(asyncio.all_tasks()) == tasks_before  # nothing of the tool waits on
     # The editor still answers the next call.
     assert await invoke(editor, "sim_echo", {"text": "still here"}) == text("still here")
 
@@ -173,17 +208,17 @@ async def test_changing_the_tools_notifies_the_server(
     async def shout(tool_input: dict[str, Any]) -> str:
         return str(tool_input.get("text", "")).upper()
 
-    assert out.notifications("maestro/toolsChanged") == []
+    assert out.notifications(TOOLS_CHANGED) == []
     headless.add_tool(SimTool("test_shout", "Shouts.", {"type": "object"}, shout, ["test"]))
-    assert out.notifications("maestro/toolsChanged") == [None]
-    names = [tool["name"] for tool in (await result(*editor, "maestro/tools", None))["tools"]]
+    assert out.notifications(TOOLS_CHANGED) == [None]
+    names = [tool["name"] for tool in (await result(*editor, TOOLS, None))["tools"]]
     assert names[-1] == "test_shout"
     assert await invoke(editor, "test_shout", {"text": "hi"}) == text("HI")
 
     headless.remove_tool("sim_fail")
     headless.set_tools([])
-    assert out.notifications("maestro/toolsChanged") == [None, None, None]
-    assert await result(*editor, "maestro/tools", None) == {"tools": []}
+    assert out.notifications(TOOLS_CHANGED) == [None, None, None]
+    assert await result(*editor, TOOLS, None) == {"tools": []}
     gone = await invoke_error(editor, "test_shout", {})
     assert gone["code"] == -32001
 
@@ -267,3 +302,28 @@ def test_the_help_says_what_each_tool_flag_does(capsys: pytest.CaptureFixture[st
     ]:
         assert flag in help_text
         assert says in help_text
+
+
+def test_serve_with_the_tool_flags_starts_and_names_the_mcp_url(
+    bridge_server_factory: StartServer,
+) -> None:
+    # The language server takes the `tools` options (a wrong one would fail `initialize`).
+    server = bridge_server_factory(
+        "--tools",
+        "--tools-deny",
+        "sim_fail",
+        "--tools-timeout",
+        "5",
+        "--tools-max-result-chars",
+        "2000",
+    )
+    wanted = f"Editor tools (MCP, Streamable HTTP): {server.root_url}/mcp"
+    deadline = time.monotonic() + 10
+    while not any(line.strip() == wanted for line in server.stdout_lines):
+        assert time.monotonic() < deadline, server.stdout_lines
+        time.sleep(0.05)
+    server.assert_alive()
+
+
+def test_serve_without_tools_does_not_name_an_mcp_url(bridge_server: BridgeServer) -> None:
+    assert not any("/mcp" in line for line in bridge_server.stdout_lines)
