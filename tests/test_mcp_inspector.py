@@ -93,6 +93,7 @@ def test_the_inspector_lists_the_tools(inspect: Any, server: BridgeServer) -> No
         "sim_find_text",
         "sim_wait",
         "sim_echo",
+        "sim_swatch",
         "sim_fail",
     ]
     assert tools["sim_find_text"]["inputSchema"] == {

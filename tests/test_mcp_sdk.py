@@ -8,6 +8,7 @@ server and HTTP endpoint real."""
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
@@ -24,7 +25,7 @@ from plain_http import post
 from processes import kill_tree
 
 from headless_editor.editor import HeadlessEditor
-from headless_editor.sim_tools import SimTool
+from headless_editor.sim_tools import SimTool, png_pixel
 
 KEY = "mcp-test-key"
 AUTH = {"Authorization": f"Bearer {KEY}"}
@@ -36,7 +37,15 @@ LANGUAGE_TOOLS = [
     "editor_document_symbols",
     "editor_workspace_symbols",
 ]
-SIM_TOOLS = ["sim_list_files", "sim_read_file", "sim_find_text", "sim_wait", "sim_echo", "sim_fail"]
+SIM_TOOLS = [
+    "sim_list_files",
+    "sim_read_file",
+    "sim_find_text",
+    "sim_wait",
+    "sim_echo",
+    "sim_swatch",
+    "sim_fail",
+]
 WORKSPACE_PROBLEMS = (
     'main.py:3:8: warning: "os" is imported but never used [sim-python unused-import]\n'
     'main.py:13:11: error: "radius_of" is not defined [sim-python undefined-name]'
@@ -135,6 +144,13 @@ async def test_calls_a_simulated_tool(server: BridgeServer) -> None:
             "def shout(text: str) -> str:",
             '    """The text in capitals, with an exclamation mark."""',
         ]
+        # A result with an image: the editor's data part becomes MCP image content.
+        swatch = await session.call_tool("sim_swatch", {"color": "#FF8000"})
+        assert not swatch.is_error
+        text, image = swatch.content
+        assert text == types.TextContent(type="text", text="A 1x1 PNG of #ff8000.")
+        assert isinstance(image, types.ImageContent) and image.mime_type == "image/png"
+        assert base64.b64decode(image.data) == png_pixel(0xFF, 0x80, 0x00)
 
 
 async def test_language_tools_answer_with_workspace_paths_and_1_based_lines(
@@ -197,7 +213,7 @@ async def test_the_api_key_is_required(server: BridgeServer) -> None:
     assert plain.status_code == 401
     assert post(url, initialize_body("x-api-key"), headers={"x-api-key": KEY}).status_code == 200
     async with sdk_client(url, AUTH) as session:
-        assert len((await session.list_tools()).tools) == 12
+        assert len((await session.list_tools()).tools) == len(LANGUAGE_TOOLS + SIM_TOOLS)
 
 
 async def test_list_changed_reaches_the_client() -> None:
