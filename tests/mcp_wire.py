@@ -13,6 +13,11 @@ from typing import Any
 from conftest import BridgeServer
 from plain_http import Reply, post
 
+# The bridge logs each call as the editor is asked (at debug: DEBUG_LOG in serve's environment)
+# and how it ended; the headless editor logs a tool its `$/cancelRequest` stopped.
+ASKED_WAIT = r"DEBUG bridge\.mcp\.calls: Tool sim_wait: asking the editor"
+EDITOR_CANCELLED_WAIT = r"INFO headless_editor\.sim_tools: Tool sim_wait cancelled$"
+DEBUG_LOG = {"MAESTRO_BRIDGE_LOG_LEVEL": "DEBUG"}
 LATEST = "2025-11-25"  # the newest version `initialize` negotiates (mcp_types.version)
 LOG_TIMEOUT = 20.0
 

@@ -17,6 +17,9 @@ from urllib.parse import urlsplit
 import pytest
 from conftest import BridgeServer, StartServer, running_bridge_server
 from mcp_wire import (
+    ASKED_WAIT,
+    DEBUG_LOG,
+    EDITOR_CANCELLED_WAIT,
     LATEST,
     McpSession,
     initialize_body,
@@ -29,11 +32,6 @@ from mcp_wire import (
 from plain_http import Reply, post
 
 INVALID_PARAMS = -32602
-# The bridge logs each call as the editor is asked (debug), and how it ended (info); the
-# headless editor logs a tool its `$/cancelRequest` stopped.
-ASKED_WAIT = r"DEBUG bridge\.mcp\.calls: Tool sim_wait: asking the editor"
-EDITOR_CANCELLED_WAIT = r"INFO headless_editor\.sim_tools: Tool sim_wait cancelled$"
-DEBUG_LOG = {"MAESTRO_BRIDGE_LOG_LEVEL": "DEBUG"}
 
 
 @pytest.fixture(scope="module")

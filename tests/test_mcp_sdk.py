@@ -20,7 +20,15 @@ from conftest import BridgeServer, running_bridge_server
 from mcp.client.session import ClientSession, IncomingMessage
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
-from mcp_wire import initialize_body, mcp_url
+from mcp_wire import (
+    ASKED_WAIT,
+    DEBUG_LOG,
+    EDITOR_CANCELLED_WAIT,
+    initialize_body,
+    log_count,
+    mcp_url,
+    wait_for_log,
+)
 from plain_http import post
 from processes import kill_tree
 
@@ -28,6 +36,7 @@ from headless_editor.editor import HeadlessEditor
 from headless_editor.sim_tools import SimTool, png_pixel
 
 KEY = "mcp-test-key"
+CLIENT_CANCELLED = r"INFO bridge\.mcp\.dispatch: The client cancelled a tool call"
 AUTH = {"Authorization": f"Bearer {KEY}"}
 LANGUAGE_TOOLS = [
     "editor_diagnostics",
@@ -54,7 +63,7 @@ WORKSPACE_PROBLEMS = (
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[BridgeServer]:
-    with running_bridge_server("--tools", "--api-key", KEY) as started:
+    with running_bridge_server("--tools", "--api-key", KEY, env=DEBUG_LOG) as started:
         yield started
 
 
@@ -191,6 +200,26 @@ async def test_a_position_named_by_its_symbol(server: BridgeServer) -> None:
     async with sdk_client(mcp_url(server), AUTH) as session:
         at = {"path": "main.py", "line": 12, "symbol": "total_area"}
         assert text_of(await session.call_tool("editor_definition", at)) == "shapes.py:30:5"
+
+
+async def test_a_call_the_client_gives_up_is_cancelled_in_the_editor(
+    server: BridgeServer,
+) -> None:
+    asked = log_count(server, ASKED_WAIT)
+    stopped = log_count(server, EDITOR_CANCELLED_WAIT)
+    told = log_count(server, CLIENT_CANCELLED)
+    async with sdk_client(mcp_url(server), AUTH) as session:
+        call = asyncio.ensure_future(session.call_tool("sim_wait", {"seconds": 30}))
+        await asyncio.to_thread(wait_for_log, server, ASKED_WAIT, asked + 1)
+        call.cancel()  # the SDK tells the server (`notifications/cancelled`)
+        with pytest.raises(asyncio.CancelledError):
+            await call
+        await asyncio.to_thread(wait_for_log, server, CLIENT_CANCELLED, told + 1)
+        await asyncio.to_thread(wait_for_log, server, EDITOR_CANCELLED_WAIT, stopped + 1)
+        cancelled = r"Tool sim_wait for mcp-sdk-test: cancelled"
+        await asyncio.to_thread(wait_for_log, server, cancelled)
+        done = await session.call_tool("sim_wait", {"seconds": 0})
+        assert text_of(done) == "Waited 0 seconds."
 
 
 def _leaves(error: BaseException) -> list[BaseException]:
