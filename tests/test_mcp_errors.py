@@ -294,3 +294,41 @@ def test_mcp_is_off_without_tools(bridge_server: BridgeServer) -> None:
     body = reply.json()
     assert body["error"]["data"] == {"status": 404, "code": "tools_off"}
     assert "maestro-bridge serve --tools" in body["error"]["message"]
+
+
+def _get(url: str, headers: dict[str, str]) -> Any:
+    """The open response of a GET (its headers read), or the HTTPError it got."""
+    request = urllib.request.Request(url, method="GET", headers=headers)
+    try:
+        return urllib.request.urlopen(request, timeout=30)
+    except urllib.error.HTTPError as error:
+        return error
+
+
+def test_the_notification_stream_and_its_refusals(server: BridgeServer) -> None:
+    session = McpSession(server, "streams")
+    events = {"Accept": "text/event-stream"}
+    no_session = _get(session.url, events)
+    assert no_session.status == 400
+    no_session.close()
+    no_accept = _get(session.url, {"Mcp-Session-Id": session.id, "Accept": "application/json"})
+    assert no_accept.status == 406
+    no_accept.close()
+    with _get(session.url, {**events, "Mcp-Session-Id": session.id}) as stream:
+        assert stream.status == 200
+        assert stream.headers["Content-Type"] == "text/event-stream"
+        second = _get(session.url, {**events, "Mcp-Session-Id": session.id})
+        assert second.status == 409
+        second.close()
+        # Ending the session ends its stream: the response is complete, nothing was sent.
+        assert _delete(session.url, session.id) == 200
+        assert stream.read() == b""
+    still_serving(McpSession(server, "after-stream"))
+
+
+def test_a_method_the_server_does_not_have(server: BridgeServer) -> None:
+    session = McpSession(server, "no-resources")
+    answer = session.request("resources/list")
+    assert answer["error"]["code"] == -32601
+    assert session.request("ping")["result"] == {}
+    still_serving(session)
