@@ -332,3 +332,19 @@ def test_a_method_the_server_does_not_have(server: BridgeServer) -> None:
     assert answer["error"]["code"] == -32601
     assert session.request("ping")["result"] == {}
     still_serving(session)
+
+
+def test_a_request_whose_id_is_not_a_string_or_integer_is_refused(server: BridgeServer) -> None:
+    session = McpSession(server, "odd-ids")
+    for odd in (None, {"n": 1}, 1.5, True):
+        reply = session.post({"jsonrpc": "2.0", "id": odd, "method": "tools/list"})
+        assert reply.status_code == 400, (odd, reply.text)
+        assert reply.json() == {
+            "jsonrpc": "2.0",
+            "id": None,
+            "error": {
+                "code": -32600,
+                "message": "A request's id must be a string or an integer (never null).",
+            },
+        }
+    still_serving(session)
