@@ -92,6 +92,13 @@ class McpSession:
         return [tool["name"] for tool in self.request("tools/list")["result"]["tools"]]
 
 
+def through_the_editor(session: McpSession) -> None:
+    """A round trip through the editor. It reads requests in order and starts their tasks in
+    order, so a tool call the bridge sent before this one is running in the editor when this
+    returns (a `$/cancelRequest` then finds the tool itself, not a task yet to start)."""
+    assert text_of(session.call("sim_echo", {"text": "in order"})) == "in order"
+
+
 def text_of(result: dict[str, Any]) -> str:
     return "".join(part["text"] for part in result["content"] if part["type"] == "text")
 

@@ -27,6 +27,7 @@ from mcp_wire import (
     mcp_url,
     request_body,
     text_of,
+    through_the_editor,
     wait_for_log,
 )
 from plain_http import Reply, post
@@ -143,7 +144,8 @@ def test_a_client_that_goes_away_mid_call_cancels_it_in_the_editor(
     stopped = log_count(server, EDITOR_CANCELLED_WAIT)
     call = request_body("tools/call", {"name": "sim_wait", "arguments": {"seconds": 30}})
     with _raw_post(session.url, call, {"Mcp-Session-Id": session.id}):
-        wait_for_log(server, ASKED_WAIT, asked + 1)  # the editor is running it
+        wait_for_log(server, ASKED_WAIT, asked + 1)  # the bridge asked the editor
+        through_the_editor(session)  # the editor runs it
     # The socket is closed: the bridge cancels the call, and the editor's tool with it.
     wait_for_log(server, r"INFO bridge\.mcp\.calls: Tool sim_wait for goes-away: cancelled")
     wait_for_log(server, EDITOR_CANCELLED_WAIT, stopped + 1)
@@ -160,6 +162,7 @@ def test_notifications_cancelled_stops_a_running_call(server: BridgeServer) -> N
     with concurrent.futures.ThreadPoolExecutor(1) as pool:
         pending = pool.submit(session.post, call)
         wait_for_log(server, ASKED_WAIT, asked + 1)
+        through_the_editor(session)
         sent = session.notify(
             "notifications/cancelled", {"requestId": call["id"], "reason": "changed my mind"}
         )

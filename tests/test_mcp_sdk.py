@@ -211,7 +211,9 @@ async def test_a_call_the_client_gives_up_is_cancelled_in_the_editor(
     async with sdk_client(mcp_url(server), AUTH) as session:
         call = asyncio.ensure_future(session.call_tool("sim_wait", {"seconds": 30}))
         await asyncio.to_thread(wait_for_log, server, ASKED_WAIT, asked + 1)
-        call.cancel()  # the SDK tells the server (`notifications/cancelled`)
+        # sim_wait runs in the editor once this is answered (mcp_wire.through_the_editor).
+        assert text_of(await session.call_tool("sim_echo", {"text": "in order"})) == "in order"
+        call.cancel()  # the SDK tells the server: `notifications/cancelled`
         with pytest.raises(asyncio.CancelledError):
             await call
         await asyncio.to_thread(wait_for_log, server, CLIENT_CANCELLED, told + 1)
