@@ -1,7 +1,7 @@
 """The MCP Inspector's CLI (npm `@modelcontextprotocol/inspector`, pinned and installed by
 scripts/test) lists and calls the tools of a real `maestro-bridge serve --tools` over
 Streamable HTTP: `mcp-inspector --cli URL --transport http --method tools/list` and
-`--method tools/call --tool-name NAME --tool-arg key=value`.
+`--method tools/call --tool-name NAME --tool-arg key=value`, with the API key as a header.
 
 The binary: $MAESTRO_MCP_INSPECTOR_BIN, else `<repo>/.cache/mcp-inspector` (where scripts/test
 installs it), else `mcp-inspector` on PATH. Without one, the tests fail when $CI is set and are
@@ -32,8 +32,10 @@ INSPECTOR = ClientBinary(
     "npm install --prefix .cache/mcp-inspector "
     f"@modelcontextprotocol/inspector@{INSPECTOR_VERSION}",
 )
-# Exit codes of the CLI (its --help): 5 when the tool call failed or is unknown.
+# Exit codes of the CLI: 5 when the tool call failed or is unknown, 3 when refused for auth.
 TOOL_FAILED = 5
+AUTH_REQUIRED = 3
+KEY = "inspector-key"
 
 
 @pytest.fixture(scope="module")
@@ -43,7 +45,7 @@ def binary() -> str:
 
 @pytest.fixture(scope="module")
 def server(binary: str) -> Iterator[BridgeServer]:
-    with running_bridge_server("--tools") as started:
+    with running_bridge_server("--tools", "--api-key", KEY) as started:
         yield started
 
 
@@ -61,8 +63,12 @@ def inspect(binary: str, server: BridgeServer, tmp_path: Path) -> Any:
         "NO_COLOR": "1",
     }
 
-    def run_inspector(*args: str) -> subprocess.CompletedProcess[str]:
+    def run_inspector(*args: str, key: str | None = KEY) -> subprocess.CompletedProcess[str]:
         command = [binary, "--cli", mcp_url(server), "--transport", "http", "--format", "json"]
+        # Never an OAuth sign-in (it would wait for a browser): a refusal ends the run.
+        command += ["--stored-auth-only"]
+        if key is not None:
+            command += ["--header", f"Authorization: Bearer {key}"]
         try:
             done = run([*command, *args], timeout=INSPECTOR_TIMEOUT, env=env, cwd=tmp_path)
         except subprocess.TimeoutExpired as exc:
@@ -156,4 +162,12 @@ def test_the_inspector_sees_tool_errors(inspect: Any, server: BridgeServer) -> N
     unknown = inspect("--method", "tools/call", "--tool-name", "sim_nothing")
     assert unknown.returncode == TOOL_FAILED, unknown.stderr
     assert "tool_not_found" in unknown.stderr
-    assert "sim_fail" in McpSession(server, "after-inspector").tool_names()  # still serving
+    after = McpSession(server, "after-inspector", {"Authorization": f"Bearer {KEY}"})
+    assert "sim_fail" in after.tool_names()  # still serving
+
+
+def test_the_inspector_needs_the_key(inspect: Any) -> None:
+    for key in (None, "wrong-key"):
+        refused = inspect("--method", "tools/list", key=key)
+        assert refused.returncode == AUTH_REQUIRED, refused.stderr
+        assert "invalid_api_key" in refused.stderr and "auth_required" in refused.stderr
