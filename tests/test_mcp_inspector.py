@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +37,8 @@ TOOL_FAILED = 5
 AUTH_REQUIRED = 3
 KEY = "inspector-key"
 
+Inspect = Callable[..., subprocess.CompletedProcess[str]]
+
 
 @pytest.fixture(scope="module")
 def binary() -> str:
@@ -50,7 +52,7 @@ def server(binary: str) -> Iterator[BridgeServer]:
 
 
 @pytest.fixture
-def inspect(binary: str, server: BridgeServer, tmp_path: Path) -> Any:
+def inspect(binary: str, server: BridgeServer, tmp_path: Path) -> Inspect:
     """`inspect(*args)`: one CLI run against the server's /mcp, its CompletedProcess."""
     home = tmp_path / "home"
     home.mkdir()
@@ -83,7 +85,7 @@ def _json(done: subprocess.CompletedProcess[str]) -> Any:
     return json.loads(done.stdout)
 
 
-def test_the_inspector_lists_the_tools(inspect: Any, server: BridgeServer) -> None:
+def test_the_inspector_lists_the_tools(inspect: Inspect, server: BridgeServer) -> None:
     done = inspect("--method", "tools/list")
     assert done.returncode == 0, done.stderr
     tools = {tool["name"]: tool for tool in _json(done)["result"]["tools"]}
@@ -111,7 +113,7 @@ def test_the_inspector_lists_the_tools(inspect: Any, server: BridgeServer) -> No
     assert tools["editor_diagnostics"]["description"].startswith("Problems (errors, warnings)")
 
 
-def test_the_inspector_calls_a_simulated_tool(inspect: Any, server: BridgeServer) -> None:
+def test_the_inspector_calls_a_simulated_tool(inspect: Inspect, server: BridgeServer) -> None:
     done = inspect(
         "--method", "tools/call", "--tool-name", "sim_find_text", "--tool-arg", "pattern=shout"
     )
@@ -130,7 +132,7 @@ def test_the_inspector_calls_a_simulated_tool(inspect: Any, server: BridgeServer
     assert log_count(server, r"Tool sim_find_text for inspector-cli: ok") == 1
 
 
-def test_the_inspector_calls_language_tools(inspect: Any) -> None:
+def test_the_inspector_calls_language_tools(inspect: Inspect) -> None:
     # `--tool-arg line=12` is a string on the command line: the CLI sends the number the
     # tool's schema asks for.
     args = ("--tool-arg", "path=main.py", "line=12", "column=33")
@@ -150,7 +152,7 @@ def test_the_inspector_calls_language_tools(inspect: Any) -> None:
     ]
 
 
-def test_the_inspector_sees_tool_errors(inspect: Any, server: BridgeServer) -> None:
+def test_the_inspector_sees_tool_errors(inspect: Inspect, server: BridgeServer) -> None:
     failed = inspect(
         "--method", "tools/call", "--tool-name", "sim_fail", "--tool-arg", "message=no luck"
     )
@@ -166,7 +168,7 @@ def test_the_inspector_sees_tool_errors(inspect: Any, server: BridgeServer) -> N
     assert "sim_fail" in after.tool_names()  # still serving
 
 
-def test_the_inspector_needs_the_key(inspect: Any) -> None:
+def test_the_inspector_needs_the_key(inspect: Inspect) -> None:
     for key in (None, "wrong-key"):
         refused = inspect("--method", "tools/list", key=key)
         assert refused.returncode == AUTH_REQUIRED, refused.stderr
