@@ -12,9 +12,10 @@ import os
 import sys
 from typing import Any
 
-from bridge import __version__, tool_flags
+from bridge import __version__
 from bridge.budgets import command as budget_command
 from bridge.configure.arguments import add_configure, run_configure
+from bridge.mcp import command as tool_command
 from bridge.usage import command as usage_command
 
 DEFAULT_PORT = 23335
@@ -96,7 +97,7 @@ def _parser() -> argparse.ArgumentParser:
     _add_security_options(serve)
     usage_command.add_serve_options(serve)
     budget_command.add_serve_options(serve)
-    tool_flags.add_serve_options(serve)
+    tool_command.add_serve_options(serve)
     add_configure(sub)
     usage_command.add_usage_command(sub)
     return parser
@@ -274,7 +275,7 @@ def serve_options(args: argparse.Namespace) -> dict[str, Any]:
         "fallbackModel": args.fallback_model,
         **usage_command.serve_options(args),
         **budget_command.serve_options(args),
-        **tool_flags.serve_options(args),
+        **tool_command.serve_options(args),
     }
     if args.websocket_max_seconds is not None:
         options.setdefault("limits", {})["websocketMaxSeconds"] = args.websocket_max_seconds
@@ -373,7 +374,7 @@ async def _run_headless(options: dict[str, Any], script: Any) -> int:
         return 1
     print(f"Listening on {url}", flush=True)
     if options["tools"]["enable"]:
-        print(f"Editor tools (MCP, Streamable HTTP): {tool_flags.mcp_url(url)}", flush=True)
+        print(f"Editor tools (MCP, Streamable HTTP): {tool_command.mcp_url(url)}", flush=True)
     # An alias is a name Codex knows (it picks its tools by name): show the first one.
     model = next(iter(options.get("modelAliases") or {}), "sim-echo")
     print(_banner(url, options.get("apiKey"), model), flush=True)

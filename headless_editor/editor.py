@@ -19,8 +19,8 @@ from headless_editor.sim_tools import SimTool, ToolBox, sample_tools
 from headless_editor.sim_workspace import SimWorkspace
 from headless_editor.simulated_model import SimulatedModel
 from headless_editor.spawn import spawn_language_server
-from headless_editor.tool_methods import INVOKE_TOOL, LANGUAGE, TOOLS, TOOLS_CHANGED
 from lsp import rpc
+from lsp.rpc import INVOKE_TOOL, LANGUAGE, TOOLS, TOOLS_CHANGED
 
 log = logging.getLogger(__name__)
 

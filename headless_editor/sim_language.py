@@ -60,7 +60,8 @@ def _occurrence(workspace: SimWorkspace, params: Json) -> tuple[FileAnalysis, Oc
         text = analysis.text.line(line) if line < len(analysis.text.lines) else ""
         found = re.search(whole_word(symbol), text)
         if found is None:
-            raise RpcError(INVALID_PARAMS, f"Line {line} of {uri} has no {symbol!r}")
+            # Said as people count lines (1-based): the message reaches an agent as is.
+            raise RpcError(INVALID_PARAMS, f"Line {line + 1} of {uri} has no {symbol!r}")
         return analysis, analysis.occurrence_at(line, analysis.text.column(line, found.start()))
     if not _count(position.get("character")):
         raise RpcError(INVALID_PARAMS, "position needs a character or a symbol")

@@ -339,6 +339,10 @@ def test_json_output_has_the_fields_the_vs_code_command_reads(
         "smallModel": None,
         "contextWindow": 128000,
         "placeholderToken": True,
+        "mcpUrl": None,  # no --tools
+        "mcpConfig": None,
+        "mcpWritten": False,
+        "mcpBackup": None,
         "changes": outcome["changes"],
         "report": outcome["report"],
     }

@@ -263,6 +263,7 @@ def test_json_output_has_the_fields_the_vs_code_command_reads(
         "routerModel": None,
         "contextWindow": 128000,
         "placeholderKey": True,
+        "mcpUrl": None,  # no --tools
         "changes": outcome["changes"],
         "report": outcome["report"],
     }

@@ -11,7 +11,7 @@ from editor_messages import Capture, connected, error, result
 
 from headless_editor.editor import HeadlessEditor
 from headless_editor.sim_workspace import SimWorkspace
-from headless_editor.tool_methods import LANGUAGE
+from lsp.rpc import LANGUAGE
 
 ROOT = "file:///sim-workspace"
 MAIN = f"{ROOT}/main.py"
@@ -272,7 +272,7 @@ async def test_workspace_symbols_match_a_substring(editor: tuple[HeadlessEditor,
     [
         ({"feature": "definition", "uri": MAIN, "position": at(10, "shout")}, -32602, "no 'shout'"),
         ({"feature": "definition", "uri": MAIN, "position": at(10, "Circ")}, -32602, "no 'Circ'"),
-        ({"feature": "hover", "uri": MAIN, "position": at(400, "x")}, -32602, "Line 400"),
+        ({"feature": "hover", "uri": MAIN, "position": at(400, "x")}, -32602, "Line 401"),
         ({"feature": "hover", "uri": f"{ROOT}/nope.py", "position": at(1, "x")}, -32602, "nope.py"),
         ({"feature": "documentSymbols", "uri": "file:///elsewhere/main.py"}, -32602, "elsewhere"),
         ({"feature": "diagnostics", "uri": f"{ROOT}/util"}, -32602, "util"),

@@ -20,9 +20,9 @@ from bridge.settings import BridgeSettings
 from headless_editor.editor import HeadlessEditor
 from headless_editor.sim_tools import SimTool
 from headless_editor.sim_workspace import MAIN, SimWorkspace
-from headless_editor.tool_methods import INVOKE_TOOL as INVOKE
-from headless_editor.tool_methods import TOOLS, TOOLS_CHANGED
 from lsp import rpc
+from lsp.rpc import INVOKE_TOOL as INVOKE
+from lsp.rpc import TOOLS, TOOLS_CHANGED
 
 
 @pytest.fixture

@@ -111,7 +111,10 @@ async def test_positions_go_to_the_editor_0_based_and_come_back_1_based() -> Non
     text, asked = await run(
         "editor_references", {"path": "main.py", "line": 3, "symbol": "helper"}, {"locations": []}
     )
-    assert asked[1]["symbol"] == "helper" and asked[1]["position"]["line"] == 2
+    assert asked == (
+        "references",
+        {"uri": FOLDER + "/main.py", "position": {"line": 2, "symbol": "helper"}},
+    )
     assert text == "No references found."
 
 

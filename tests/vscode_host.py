@@ -48,9 +48,10 @@ def find_tools() -> Tools:
 
 
 @contextlib.contextmanager
-def running_host(workdir: Path) -> Iterator[VSCodeHost]:
-    """A VS Code host for a test module; afterwards, no language server of it may be left."""
-    host = start_host(find_tools(), workdir)
+def running_host(workdir: Path, settings: dict[str, Any] | None = None) -> Iterator[VSCodeHost]:
+    """A VS Code host for a test module, with these user settings besides the harness's own;
+    afterwards, no language server of it may be left."""
+    host = start_host(find_tools(), workdir, settings)
     try:
         yield host
     finally:
@@ -58,13 +59,14 @@ def running_host(workdir: Path) -> Iterator[VSCodeHost]:
     assert not left, f"language servers outlived VS Code: {left}\n{host.diagnostics()}"
 
 
-def host_fixture() -> Any:
+def host_fixture(settings: dict[str, Any] | None = None) -> Any:
     """The module-scoped `vscode` fixture of a test module that talks to the extension:
-    `vscode = host_fixture()` at the module's top level (one host per module)."""
+    `vscode = host_fixture()` at the module's top level (one host per module), VS Code
+    starting with `settings` as user settings when given."""
 
     @pytest.fixture(scope="module", name="vscode")
     def module_host(tmp_path_factory: pytest.TempPathFactory) -> Iterator[VSCodeHost]:
-        with running_host(tmp_path_factory.mktemp("vscode")) as host:
+        with running_host(tmp_path_factory.mktemp("vscode"), settings) as host:
             yield host
 
     return module_host

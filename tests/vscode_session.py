@@ -117,6 +117,10 @@ class VSCodeHost:
         self.wait_for(lambda: not click_path.exists(), timeout, f"a click on {button!r}")
         return said.read_text(encoding="utf-8")
 
+    def open_file(self, path: str, timeout: float = 60, window: str = FIRST_WINDOW) -> None:
+        """Opens a file of the window's folder (a relative path) in an editor tab."""
+        self._control({"open": path}, timeout, window)
+
     def status_bar(self, window: str = FIRST_WINDOW) -> str:
         """The Maestro Bridge status bar item's text as the browser shows it (drive.js)."""
         try:

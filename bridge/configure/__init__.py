@@ -16,5 +16,9 @@
 - `gemini_env`: merges our variables into Gemini CLI's `.env`, read as Gemini CLI reads it;
 - `gemini_settings`: Gemini CLI's folder, and the API-key sign-in and the router model in its
   `settings.json`;
-- `gemini_command`: the `configure gemini` subcommand itself.
+- `gemini_command`: the `configure gemini` subcommand itself;
+- `mcp_server`: `--tools`, the bridge's MCP server (`maestro`, at the bridge's /mcp) as the
+  clients' `mcpServers` objects hold it;
+- `claude_mcp`: that server in Claude Code's `.claude.json` (Codex's goes in `codex_toml`,
+  Gemini CLI's in `gemini_settings`).
 """

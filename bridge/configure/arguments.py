@@ -36,6 +36,7 @@ def add_configure(sub: Any) -> None:
         help=f"the running bridge (default {DEFAULT_ROOT}/v1)",
     )
     _add_common(codex, "Codex then reads it from there")
+    _add_tools(codex, f"config.toml, as [mcp_servers.maestro] (the key from ${API_KEY_ENV})")
 
     claude = targets.add_parser(
         "claude-code",
@@ -56,6 +57,11 @@ def add_configure(sub: Any) -> None:
     )
     _add_root_url(claude)
     _add_common(claude, "written as ANTHROPIC_AUTH_TOKEN")
+    _add_tools(
+        claude,
+        "the user-scope mcpServers of ~/.claude.json ($CLAUDE_CONFIG_DIR/.claude.json), "
+        "with the key as its Authorization header",
+    )
 
     gemini = targets.add_parser(
         "gemini",
@@ -76,6 +82,7 @@ def add_configure(sub: Any) -> None:
     )
     _add_root_url(gemini)
     _add_common(gemini, "written as GEMINI_API_KEY")
+    _add_tools(gemini, "settings.json's mcpServers, with the key as its Authorization header")
 
 
 def _add_root_url(target: argparse.ArgumentParser) -> None:
@@ -102,6 +109,15 @@ def _add_common(target: argparse.ArgumentParser, key_use: str) -> None:
     target.add_argument("--json", action="store_true", help="print the outcome as JSON")
 
 
+def _add_tools(target: argparse.ArgumentParser, where: str) -> None:
+    target.add_argument(
+        "--tools",
+        action="store_true",
+        help="also add the bridge's MCP server (the editor's tools and language features, "
+        f"at the bridge's /mcp) under the name `maestro` to {where}",
+    )
+
+
 def _http_url(text: str) -> str:
     parts = urlsplit(text)
     if parts.scheme not in ("http", "https") or not parts.netloc:
@@ -118,7 +134,7 @@ def run_configure(args: argparse.Namespace) -> int:
     configure = _configure_function(args.target)
     url = args.base_url if args.target == "codex" else args.url
     api_key = args.api_key or None
-    extra: dict[str, Any] = {}
+    extra: dict[str, Any] = {"tools": args.tools}
     if args.target == "claude-code":
         extra["small_model"] = args.small_model
     elif args.target == "gemini":

@@ -3,8 +3,9 @@
 It asks the bridge for its models, picks the ones Claude Code should ask for
 (`claude_choice`), merges them with the bridge's address and key into the `env` object of
 Claude Code's `settings.json` (`claude_settings`), with a backup of the old file, and prints
-what changed (the key redacted). `--json` prints the same as one JSON object, for the VS Code
-command.
+what changed (the key redacted). With `--tools`, it also adds the bridge's MCP server (the
+editor's tools) to Claude Code's `.claude.json` (`claude_mcp`); both files are read and merged
+before either is written. `--json` prints the same as one JSON object, for the VS Code command.
 """
 
 from __future__ import annotations
@@ -12,10 +13,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 from bridge.configure.bridge_models import bridge_root, fetch_models, listed_model
 from bridge.configure.claude_choice import ClaudeChoice, choose_claude_models
+from bridge.configure.claude_mcp import AUTHORIZATION_KEY, claude_global_file, merge_mcp
 from bridge.configure.claude_settings import (
     AUTH_TOKEN_KEY,
     PLACEHOLDER_TOKEN,
@@ -24,12 +27,14 @@ from bridge.configure.claude_settings import (
     merge,
 )
 from bridge.configure.config_file import Change, ConfigError, read_config, write_config
+from bridge.configure.mcp_server import MCP_SERVER_NAME, TOOLS_OFF_NOTE, McpServer
 from bridge.configure.report import Secret, change_lines
 
 # Claude Code 2.1.330 reads a smaller CLAUDE_CODE_AUTO_COMPACT_WINDOW as this many tokens
 # (and warns): measured in its bundled code, where the minimum is 1e5.
 CLAUDE_MIN_COMPACT_WINDOW = 100_000
 SECRET = Secret(f"env.{AUTH_TOKEN_KEY}", PLACEHOLDER_TOKEN)
+MCP_SECRET = Secret(AUTHORIZATION_KEY, "")
 
 
 @dataclass
@@ -48,6 +53,10 @@ class Outcome:
     small_model: str | None  # `--small-model`: Claude Code's background requests go there
     context_window: int | None
     placeholder_token: bool  # the bridge wants no key: the token written is a placeholder
+    mcp_url: str | None  # `--tools`: the bridge's MCP server, added as `maestro`; else None
+    mcp_config: str | None  # `--tools`: the file it is in (.claude.json)
+    mcp_written: bool
+    mcp_backup: str | None
     changes: list[dict[str, Any]]
     report: list[str] = field(default_factory=list)
 
@@ -60,6 +69,7 @@ def configure_claude(
     environ: Mapping[str, str],
     now: datetime | None = None,
     small_model: str | None = None,
+    tools: bool = False,
 ) -> Outcome:
     root = bridge_root(url)
     listed = fetch_models(f"{root}/v1", api_key)
@@ -70,13 +80,15 @@ def configure_claude(
         root, token, choice.model, choice.family_models, choice.context_window, small
     )
     path = claude_config_dir(environ) / "settings.json"
-    try:
-        new, changes = merge(read_config(path), settings)
-        backup = None
-        if changes and not dry_run:
-            backup = write_config(path, new, now or datetime.now())
-    except ConfigError as exc:
-        raise ConfigError(f"Claude Code's settings {path}: {exc}") from None
+    new, changes = _merged(path, "Claude Code's settings", lambda text: merge(text, settings))
+    mcp = McpServer.of_bridge(root, api_key) if tools else None
+    mcp_path = claude_global_file(environ)
+    mcp_text, mcp_changes = "", list[Change]()  # no `--tools`: that file is left alone
+    if mcp is not None:
+        mcp_text, mcp_changes = _merged(mcp_path, MCP_LABEL, lambda text: merge_mcp(text, mcp))
+    stamp = now or datetime.now()
+    backup = _write(path, new, changes, dry_run, stamp, "Claude Code's settings")
+    mcp_backup = _write(mcp_path, mcp_text, mcp_changes, dry_run, stamp, MCP_LABEL)
     outcome = Outcome(
         config=str(path),
         dry_run=dry_run,
@@ -90,9 +102,15 @@ def configure_claude(
         small_model=small,
         context_window=choice.context_window,
         placeholder_token=api_key is None,
-        changes=SECRET.changes(changes),
+        mcp_url=None if mcp is None else mcp.url,
+        mcp_config=None if mcp is None else str(mcp_path),
+        mcp_written=bool(mcp_changes) and not dry_run,
+        mcp_backup=None if mcp_backup is None else str(mcp_backup),
+        changes=SECRET.changes(changes) + MCP_SECRET.changes(mcp_changes),
     )
     outcome.report = report_lines(outcome, choice, changes)
+    if mcp is not None:
+        outcome.report += mcp_report_lines(outcome, mcp_changes)
     if environ.get("ANTHROPIC_API_KEY"):
         # Measured with Claude Code 2.1.330: it then sends that key too, as x-api-key.
         outcome.report.append(
@@ -100,6 +118,46 @@ def configure_claude(
             "x-api-key), which uses the token; unset it where you run claude."
         )
     return outcome
+
+
+MCP_LABEL = "Claude Code's configuration"
+
+
+def _merged(path: Path, label: str, merge_text: Any) -> tuple[str, list[Change]]:
+    try:
+        text, changes = merge_text(read_config(path))
+    except ConfigError as exc:
+        raise ConfigError(f"{label} {path}: {exc}") from None
+    return text, changes
+
+
+def _write(
+    path: Path, text: str, changes: list[Change], dry_run: bool, now: datetime, label: str
+) -> Path | None:
+    if not changes or dry_run:
+        return None
+    try:
+        return write_config(path, text, now)
+    except ConfigError as exc:
+        raise ConfigError(f"{label} {path}: {exc}") from None
+
+
+def mcp_report_lines(outcome: Outcome, changes: list[Change]) -> list[str]:
+    config = outcome.mcp_config or ""
+    lines = change_lines(
+        config,
+        changes,
+        dry_run=outcome.dry_run,
+        backup=outcome.mcp_backup,
+        unchanged=f"{config} already has the bridge's MCP server: nothing to change.",
+        show=MCP_SECRET.show,
+    )
+    lines.append(
+        f"Claude Code offers the editor's tools from the MCP server {MCP_SERVER_NAME!r} at "
+        f"{outcome.mcp_url} (as mcp__{MCP_SERVER_NAME}__<tool>; `claude mcp list` shows it). "
+        + TOOLS_OFF_NOTE
+    )
+    return lines
 
 
 def report_lines(outcome: Outcome, choice: ClaudeChoice, changes: list[Change]) -> list[str]:

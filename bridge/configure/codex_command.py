@@ -3,7 +3,9 @@
 It asks the bridge for its models, picks the name Codex should ask for (`codex_choice`),
 merges our keys into `$CODEX_HOME/config.toml` (`codex_toml`) with a backup of the old
 file, and prints what changed and what is left to do (an alias the bridge lacks, the key
-variable to export). `--json` prints the same as one JSON object, for the VS Code command.
+variable to export). With `--tools`, the same file also gets the bridge's MCP server (the
+editor's tools) as `[mcp_servers.maestro]`. `--json` prints the same as one JSON object, for
+the VS Code command.
 """
 
 from __future__ import annotations
@@ -13,10 +15,11 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any
 
-from bridge.configure.bridge_models import fetch_models
+from bridge.configure.bridge_models import bridge_root, fetch_models
 from bridge.configure.codex_choice import CodexChoice, choose_codex_model
 from bridge.configure.codex_toml import API_KEY_ENV, CodexSettings, codex_home, merge
 from bridge.configure.config_file import Change, ConfigError, read_config, write_config
+from bridge.configure.mcp_server import MCP_SERVER_NAME, TOOLS_OFF_NOTE, McpServer
 from bridge.configure.report import camel, change_lines
 
 
@@ -33,6 +36,7 @@ class Outcome:
     context_window: int | None
     alias: dict[str, Any] | None
     api_key_env: str | None
+    mcp_url: str | None  # `--tools`: the bridge's MCP server, added as `maestro`; else None
     changes: list[dict[str, Any]]
     report: list[str] = field(default_factory=list)
 
@@ -44,11 +48,13 @@ def configure_codex(
     dry_run: bool,
     environ: Mapping[str, str],
     now: datetime | None = None,
+    tools: bool = False,
 ) -> Outcome:
     base_url = base_url.rstrip("/")
     choice = choose_codex_model(fetch_models(base_url, api_key), model)
     env_key = API_KEY_ENV if api_key else None
-    settings = CodexSettings(choice.codex_model, base_url, choice.context_window, env_key)
+    mcp_url = McpServer.of_bridge(bridge_root(base_url), api_key).url if tools else None
+    settings = CodexSettings(choice.codex_model, base_url, choice.context_window, env_key, mcp_url)
     path = codex_home(environ) / "config.toml"
     try:
         old = read_config(path)
@@ -68,6 +74,7 @@ def configure_codex(
         context_window=choice.context_window,
         alias=None if choice.alias is None else camel(asdict(choice.alias)),
         api_key_env=env_key,
+        mcp_url=mcp_url,
         changes=[{"key": c.key, "old": c.old, "new": c.new} for c in changes],
     )
     outcome.report = report_lines(outcome, choice, changes)
@@ -99,6 +106,11 @@ def report_lines(outcome: Outcome, choice: CodexChoice, changes: list[Change]) -
             f'  VS Code: setting maestroBridge.modelAliases {{"{alias.name}": "{alias.target}"}}'
             ' (the command "Maestro Bridge: Configure Codex" sets it for you)',
         ]
+    if outcome.mcp_url:
+        lines.append(
+            f"Codex offers the editor's tools from the MCP server {MCP_SERVER_NAME!r} at "
+            f"{outcome.mcp_url} (`codex mcp list` shows it). " + TOOLS_OFF_NOTE
+        )
     if outcome.api_key_env:
         lines.append(
             f"Codex sends the API key from ${outcome.api_key_env}: export it where you run codex."

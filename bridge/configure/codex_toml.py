@@ -9,6 +9,15 @@ profiles, comments, the order) is kept as it is, with tomlkit, which edits TOML 
                                        env_key (removed when no API key is used)
 
 Keys the user added to `[model_providers.maestro]` (such as `supports_websockets`) stay.
+
+With `--tools`, the bridge's MCP server too, as Codex 0.169.0's `codex mcp add maestro --url
+URL --bearer-token-env-var VAR` writes it (a Streamable HTTP server; Codex reads the Bearer
+token from that variable when it connects, the same variable as the provider's `env_key`):
+
+    [mcp_servers.maestro]              url, bearer_token_env_var (removed when no API key)
+
+Keys the user added there (`startup_timeout_sec`, `enabled_tools`, ...) stay; those of a stdio
+server (`command`, `args`, `env`, `env_vars`, `cwd`) are removed: the entry is the bridge's.
 """
 
 from __future__ import annotations
@@ -22,6 +31,7 @@ import tomlkit
 from tomlkit.exceptions import TOMLKitError
 
 from bridge.configure.config_file import Change, ConfigError
+from bridge.configure.mcp_server import MCP_SERVER_NAME
 from bridge.configure.user_home import user_home
 
 PROVIDER_ID = "maestro"
@@ -35,6 +45,7 @@ class CodexSettings:
     base_url: str
     context_window: int | None
     env_key: str | None  # the variable Codex reads the API key from; None: no key
+    mcp_url: str | None = None  # `--tools`: the bridge's MCP server, added as `maestro`
 
 
 def codex_home(environ: Mapping[str, str], platform: str | None = None) -> Path:
@@ -70,20 +81,7 @@ def merge(text: str, settings: CodexSettings) -> tuple[str, list[Change]]:
     for key, value in top.items():
         _set(doc, key, value, key, changes)
 
-    providers = doc.get("model_providers")
-    if providers is None:
-        providers = tomlkit.table(is_super_table=True)
-        doc["model_providers"] = providers
-        providers = doc["model_providers"]
-    elif not isinstance(providers, dict):
-        raise ConfigError("its `model_providers` is not a table: fix it by hand")
-    block = providers.get(PROVIDER_ID)
-    if not isinstance(block, dict):
-        if block is not None:  # a value where our table belongs: ours to replace
-            changes.append(Change(f"model_providers.{PROVIDER_ID}", _plain(block), None))
-            del providers[PROVIDER_ID]
-        providers[PROVIDER_ID] = tomlkit.table()
-        block = providers[PROVIDER_ID]
+    block = _table(doc, "model_providers", PROVIDER_ID, changes)
     ours: dict[str, Any] = {
         "name": PROVIDER_NAME,
         "base_url": settings.base_url,
@@ -92,7 +90,41 @@ def merge(text: str, settings: CodexSettings) -> tuple[str, list[Change]]:
     }
     for key, value in ours.items():
         _set(block, key, value, f"model_providers.{PROVIDER_ID}.{key}", changes)
+    if settings.mcp_url is not None:
+        _add_mcp_server(doc, settings.mcp_url, settings.env_key, changes)
     return (tomlkit.dumps(doc) if changes else text), changes
+
+
+_STDIO_KEYS = ("command", "args", "env", "env_vars", "cwd")
+
+
+def _add_mcp_server(doc: Any, url: str, env_key: str | None, changes: list[Change]) -> None:
+    label = f"mcp_servers.{MCP_SERVER_NAME}"
+    block = _table(doc, "mcp_servers", MCP_SERVER_NAME, changes)
+    for key in _STDIO_KEYS:
+        if key in block:
+            changes.append(Change(f"{label}.{key}", _plain(block[key]), None))
+            del block[key]
+    _set(block, "url", url, f"{label}.url", changes)
+    _set(block, "bearer_token_env_var", env_key, f"{label}.bearer_token_env_var", changes)
+
+
+def _table(doc: Any, parent: str, name: str, changes: list[Change]) -> Any:
+    """The table `[parent.name]`, created where missing (a value in its place is replaced)."""
+    tables = doc.get(parent)
+    if tables is None:
+        doc[parent] = tomlkit.table(is_super_table=True)
+        tables = doc[parent]
+    elif not isinstance(tables, dict):
+        raise ConfigError(f"its `{parent}` is not a table: fix it by hand")
+    block = tables.get(name)
+    if not isinstance(block, dict):
+        if block is not None:  # a value where our table belongs: ours to replace
+            changes.append(Change(f"{parent}.{name}", _plain(block), None))
+            del tables[name]
+        tables[name] = tomlkit.table()
+        block = tables[name]
+    return block
 
 
 def _set(container: Any, key: str, value: Any, label: str, changes: list[Change]) -> None:

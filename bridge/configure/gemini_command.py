@@ -4,8 +4,9 @@ It asks the bridge for its models, picks the one Gemini CLI should ask for (`gem
 merges the bridge's address, key and that model into `~/.gemini/.env` (`gemini_env`) and the
 API-key sign-in into `~/.gemini/settings.json` (`gemini_settings`), each with a backup of the
 old file, and prints what changed (the key redacted). Both files are read and merged before
-either is written: when one cannot be edited, neither changes. `--json` prints the same as
-one JSON object, for the VS Code command.
+either is written: when one cannot be edited, neither changes. With `--tools`, settings.json
+also gets the bridge's MCP server (the editor's tools) as `mcpServers.maestro`. `--json`
+prints the same as one JSON object, for the VS Code command.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from bridge.configure.config_file import Change, ConfigError, read_config, write
 from bridge.configure.gemini_choice import GeminiChoice, choose_gemini_model
 from bridge.configure.gemini_env import merge_env
 from bridge.configure.gemini_settings import gemini_dir, merge_settings
+from bridge.configure.mcp_server import MCP_SERVER_NAME, TOOLS_OFF_NOTE, McpServer
 from bridge.configure.report import Secret, change_lines
 
 BASE_URL_ENV = "GOOGLE_GEMINI_BASE_URL"
@@ -32,6 +34,7 @@ PLACEHOLDER_KEY = "maestro-bridge-no-key"
 ENV_LABEL = "Gemini CLI's .env"
 SETTINGS_LABEL = "Gemini CLI's settings"
 SECRET = Secret(API_KEY_ENV, PLACEHOLDER_KEY)
+MCP_SECRET = Secret(f"mcpServers.{MCP_SERVER_NAME}.headers.Authorization", "")
 
 
 @dataclass
@@ -51,6 +54,7 @@ class Outcome:
     router_model: str | None  # `--router-model`: Gemini CLI's background requests go there
     context_window: int | None
     placeholder_key: bool  # the bridge wants no key: the key written is a placeholder
+    mcp_url: str | None  # `--tools`: the bridge's MCP server, added as `maestro`; else None
     changes: list[dict[str, Any]]
     report: list[str] = field(default_factory=list)
 
@@ -63,6 +67,7 @@ def configure_gemini(
     environ: Mapping[str, str],
     now: datetime | None = None,
     router_model: str | None = None,
+    tools: bool = False,
 ) -> Outcome:
     root = bridge_root(url)
     listed = fetch_models(f"{root}/v1", api_key)
@@ -73,11 +78,12 @@ def configure_gemini(
         API_KEY_ENV: api_key or PLACEHOLDER_KEY,
         MODEL_ENV: choice.model,
     }
+    mcp = McpServer.of_bridge(root, api_key) if tools else None
     folder = gemini_dir(environ)
     env_path, settings_path = folder / ".env", folder / "settings.json"
     env_text, env_changes = _merged(env_path, ENV_LABEL, lambda t: merge_env(t, values))
     settings_text, settings_changes = _merged(
-        settings_path, SETTINGS_LABEL, lambda t: merge_settings(t, router)
+        settings_path, SETTINGS_LABEL, lambda t: merge_settings(t, router, mcp)
     )
     stamp = now or datetime.now()
     env_backup = _write(env_path, env_text, env_changes, dry_run, stamp, ENV_LABEL)
@@ -98,7 +104,8 @@ def configure_gemini(
         router_model=router,
         context_window=choice.context_window,
         placeholder_key=api_key is None,
-        changes=SECRET.changes(env_changes + settings_changes),
+        mcp_url=None if mcp is None else mcp.url,
+        changes=SECRET.changes(env_changes) + MCP_SECRET.changes(settings_changes),
     )
     outcome.report = report_lines(outcome, choice, env_changes, settings_changes, environ)
     return outcome
@@ -142,7 +149,7 @@ def report_lines(
             dry_run=outcome.dry_run,
             backup=backup,
             unchanged=f"{path} already points Gemini CLI at the bridge: nothing to change.",
-            show=SECRET.show,
+            show=SECRET.show if path == outcome.config else MCP_SECRET.show,
         )
     notes = [] if choice.editor_model == choice.model else [f"answered by {choice.editor_model!r}"]
     if choice.context_window:
@@ -153,6 +160,12 @@ def report_lines(
         lines.append(
             f"Its model router and background checks (next speaker, loops, summaries of "
             f"tool output, edit fixes) ask for {outcome.router_model!r}."
+        )
+    if outcome.mcp_url is not None:
+        lines.append(
+            f"Gemini CLI offers the editor's tools from the MCP server {MCP_SERVER_NAME!r} at "
+            f"{outcome.mcp_url} (`gemini mcp list` shows it; in trusted folders only). "
+            + TOOLS_OFF_NOTE
         )
     if outcome.placeholder_key:
         lines.append(

@@ -15,6 +15,16 @@ to a Gemini flash or flash-lite id the bridge does not serve; one entry of
 that exact shape for those aliases are ours (removed again by a run without the option);
 every other entry stays.
 
+With `--tools`, the bridge's MCP server too, as Gemini CLI 0.61.0's `gemini mcp add --scope
+user --transport http -H "Authorization: Bearer KEY" maestro URL` writes it:
+
+    "mcpServers": {"maestro": {"url": "<bridge>/mcp", "type": "http",
+                               "headers": {"Authorization": "Bearer <key>"}}}
+
+The key is written as the .env beside it holds it (GEMINI_API_KEY); without a key there is no
+header. Keys of other transports (`httpUrl`, `command`, `args`, `env`, `cwd`, `tcp`) are
+removed from that entry; the user's others (`timeout`, `trust`, `includeTools`...) stay.
+
 Every other key of the file stays, in its order; the file is written back as JSON with a
 2-space indent. Gemini CLI also accepts comments in it, which a JSON rewrite would lose: such
 a file is refused, unchanged.
@@ -27,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from bridge.configure.config_file import Change, ConfigError, json_object, json_text
+from bridge.configure.mcp_server import McpServer, merge_json_server
 from bridge.configure.user_home import user_home
 
 AUTH_TYPE = "gemini-api-key"
@@ -61,10 +72,16 @@ def gemini_dir(environ: Mapping[str, str], platform: str | None = None) -> Path:
     return base / ".gemini"
 
 
-def merge_settings(text: str, router_model: str | None = None) -> tuple[str, list[Change]]:
+# Keys of Gemini CLI's other transports (`httpUrl` wins over `url` in Gemini CLI).
+_OTHER_TRANSPORT_KEYS = ("httpUrl", "command", "args", "env", "cwd", "tcp")
+
+
+def merge_settings(
+    text: str, router_model: str | None = None, mcp: McpServer | None = None
+) -> tuple[str, list[Change]]:
     """`text` (a settings.json, possibly empty) with `security.auth.selectedType` set to
-    `gemini-api-key` and, given a router model, the background aliases sent to it; and what
-    changed."""
+    `gemini-api-key`, given a router model the background aliases sent to it, and given `mcp`
+    the bridge's MCP server; and what changed."""
     document = json_object(text, NOT_JSON)
     changes: list[Change] = []
     auth = _object_at(document, AUTH_KEY_PATH[:-1])
@@ -74,6 +91,9 @@ def merge_settings(text: str, router_model: str | None = None) -> tuple[str, lis
         auth[last] = AUTH_TYPE
         changes.append(Change(".".join(AUTH_KEY_PATH), old, AUTH_TYPE))
     changes += _route_background(document, router_model)
+    if mcp is not None:
+        ours = {"url": mcp.url, "type": "http", "headers.Authorization": mcp.authorization}
+        changes += merge_json_server(document, ours, _OTHER_TRANSPORT_KEYS)
     if not changes:
         return text, []
     return json_text(document), changes

@@ -106,12 +106,14 @@ async def run(host: ToolHost, tool: LanguageTool, arguments: dict[str, Any]) -> 
         params["uri"] = workspace.uri_of(str(arguments["path"]))
     if "line" in arguments:
         column = arguments.get("column")
-        position = {"line": int(arguments["line"]) - 1, "character": int(column or 1) - 1}
-        params["position"] = position
+        position: dict[str, Any] = {"line": int(arguments["line"]) - 1}
         if arguments.get("symbol"):
-            params["symbol"] = str(arguments["symbol"])
+            position["symbol"] = str(arguments["symbol"])  # the editor finds its column
         elif column is None:
             raise PathError("Give `column` or `symbol` with `line`.")
+        else:
+            position["character"] = int(column) - 1
+        params["position"] = position
     if "query" in arguments:
         params["query"] = str(arguments["query"])
     answer = await host.language(tool.feature, params)

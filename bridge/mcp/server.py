@@ -10,18 +10,24 @@ import logging
 from typing import Any
 
 from aiohttp import web
-from mcp_types.jsonrpc import INVALID_REQUEST, PARSE_ERROR, jsonrpc_message_adapter
+from mcp_types.jsonrpc import (
+    INVALID_REQUEST,
+    METHOD_NOT_FOUND,
+    PARSE_ERROR,
+    jsonrpc_message_adapter,
+)
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 
 from bridge.core import strict_json
 from bridge.core.strict_json import JsonInputError
+from bridge.mcp import modern
 from bridge.mcp.calls import ToolCalls
 from bridge.mcp.catalog import Catalog
-from bridge.mcp.dispatch import Dispatcher, RpcFailure, initialize_result
+from bridge.mcp.dispatch import Dispatcher, RpcFailure, initialize_result, parse_request
 from bridge.mcp.host import ToolHost
 from bridge.mcp.mount import MCP_PATH
-from bridge.mcp.sessions import Session, Sessions, TooManySessions
+from bridge.mcp.sessions import STREAM_QUEUE, Session, Sessions, TooManySessions
 from bridge.settings import BridgeSettings
 from bridge.usage.clients import OTHER, client_of
 from bridge.usage.meter import USAGE_LEDGER
@@ -37,6 +43,9 @@ LIST_CHANGED = {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}
 SESSIONS: web.AppKey[Sessions] = web.AppKey("mcp_sessions", Sessions)
 DISPATCHER: web.AppKey[Dispatcher] = web.AppKey("mcp_dispatcher", Dispatcher)
 WRITE_TIMEOUT: web.AppKey[float] = web.AppKey("mcp_write_timeout", float)
+# The open `subscriptions/listen` streams (MCP 2026-07-28): (the listen request's id, its queue).
+Listener = tuple[Any, "asyncio.Queue[dict[str, Any] | None]"]
+LISTENERS: web.AppKey[set[Listener]] = web.AppKey("mcp_listeners", set)
 
 
 def _reply(msg_id: Any, *, result: Any = None, code: int = 0, message: str = "") -> dict[str, Any]:
@@ -112,6 +121,11 @@ async def post(request: web.Request) -> web.StreamResponse:
         return _refused(
             400, INVALID_REQUEST, "A request's id must be a string or an integer (never null)."
         )
+    version = modern.requested_version(method, params) if method is not None else None
+    if version is not None:  # MCP 2026-07-28: no session, everything in the request
+        if msg_id is None:
+            return web.Response(status=202)  # no notification of this revision is for us
+        return await _modern(request, msg_id, str(method), params, version)
     if method == "initialize" and msg_id is not None:
         return _initialize(request, msg_id, params)
     found = _session(request)
@@ -153,30 +167,95 @@ async def stream(request: web.Request) -> web.StreamResponse:
         return _refused(406, INVALID_REQUEST, "GET /mcp needs `Accept: text/event-stream`.")
     if found.stream is not None:
         return _refused(409, INVALID_REQUEST, "This session already has a stream open.")
-    queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue(8)
+    queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue(STREAM_QUEUE)
     found.stream = queue
+    try:
+        return await _pump(request, queue, [])
+    finally:
+        if found.stream is queue:
+            found.stream = None
+
+
+async def _pump(
+    request: web.Request,
+    queue: asyncio.Queue[dict[str, Any] | None],
+    first: list[dict[str, Any]],
+    last: dict[str, Any] | None = None,
+) -> web.StreamResponse:
+    """An SSE response: `first`, then what comes on `queue` until None (then `last`), with
+    keepalive comments between (they also find a client that went away)."""
     response = web.StreamResponse(
-        headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}
+        headers={
+            "Content-Type": "text/event-stream",
+            "Cache-Control": "no-cache",
+            "X-Accel-Buffering": "no",
+        }
     )
     write_timeout = request.app[WRITE_TIMEOUT]
     try:
         await response.prepare(request)
+        for opening in first:
+            await asyncio.wait_for(response.write(_event(opening)), write_timeout)
         while True:
             try:
-                message = await asyncio.wait_for(queue.get(), STREAM_KEEPALIVE_SECONDS)
+                queued = await asyncio.wait_for(queue.get(), STREAM_KEEPALIVE_SECONDS)
             except asyncio.TimeoutError:
-                chunk = b": keepalive\n\n"  # finds a client that went away
-            else:
-                if message is None:
-                    break
-                chunk = b"event: message\ndata: " + strict_json.dumps(message).encode() + b"\n\n"
-            await asyncio.wait_for(response.write(chunk), write_timeout)
+                await asyncio.wait_for(response.write(b": keepalive\n\n"), write_timeout)
+                continue
+            if queued is None:
+                if last is not None:
+                    await asyncio.wait_for(response.write(_event(last)), write_timeout)
+                break
+            await asyncio.wait_for(response.write(_event(queued)), write_timeout)
     except (ConnectionError, asyncio.TimeoutError):
         pass
-    finally:
-        if found.stream is queue:
-            found.stream = None
     return response
+
+
+def _event(message: dict[str, Any]) -> bytes:
+    return b"event: message\ndata: " + strict_json.dumps(message).encode() + b"\n\n"
+
+
+async def _modern(
+    request: web.Request, msg_id: Any, method: str, params: dict[str, Any] | None, version: str
+) -> web.StreamResponse:
+    try:
+        modern.check_request(version, method, params, request.headers)
+        if method == "server/discover":
+            return _json(_reply(msg_id, result=modern.discover_result(version)))
+        if method == "subscriptions/listen":
+            return await _listen(request, msg_id, params, version)
+        client = _client_name(request, modern.client_name(params))
+        session = Session("", version, client)  # this request's, gone with it
+        result = await request.app[DISPATCHER].request(session, msg_id, method, params)
+    except modern.ModernFailure as exc:
+        body = _reply(msg_id, code=exc.code, message=exc.message)
+        if exc.data is not None:
+            body["error"]["data"] = exc.data
+        return _json(body, exc.status)
+    except RpcFailure as exc:
+        status = 404 if exc.code == METHOD_NOT_FOUND else 200
+        return _json(_reply(msg_id, code=exc.code, message=exc.message), status)
+    return _json(_reply(msg_id, result=modern.stamped(result)))
+
+
+async def _listen(
+    request: web.Request, msg_id: Any, params: dict[str, Any] | None, version: str
+) -> web.StreamResponse:
+    """`subscriptions/listen`: this request's SSE stream of tool list changes."""
+    parse_request("subscriptions/listen", version, params)
+    wanted = ((params or {}).get("notifications") or {}).get("toolsListChanged") is True
+    listeners = request.app[LISTENERS]
+    queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue(STREAM_QUEUE)
+    entry = (msg_id, queue)
+    if wanted:
+        listeners.add(entry)
+    closing = _reply(msg_id, result=modern.stamped({"resultType": "complete"}))
+    closing["result"]["_meta"][modern.SUBSCRIPTION_ID_META_KEY] = msg_id
+    try:
+        return await _pump(request, queue, [modern.acknowledged(msg_id, wanted)], closing)
+    finally:
+        listeners.discard(entry)
 
 
 async def delete(request: web.Request) -> web.StreamResponse:
@@ -194,15 +273,33 @@ def mount(app: web.Application, settings: BridgeSettings, host: ToolHost) -> Non
     app[WRITE_TIMEOUT] = settings.limits.writeTimeoutSeconds
     calls = ToolCalls(host, settings.tools, lambda record: _record(app, record))
     app[DISPATCHER] = Dispatcher(Catalog(host, settings.tools), calls)
-    host.on_tools_changed(lambda: sessions.notify_all(LIST_CHANGED))
+    listeners: set[Listener] = set()
+    app[LISTENERS] = listeners
+
+    def tools_changed() -> None:
+        sessions.notify_all(LIST_CHANGED)
+        for listen_id, queue in listeners:
+            _offer(queue, modern.list_changed(listen_id))
+
+    host.on_tools_changed(tools_changed)
 
     async def end_sessions(_: web.Application) -> None:
         sessions.close_all()  # ends the GET streams, which would hold shutdown up
+        for _, queue in listeners:
+            _offer(queue, None)
 
     app.on_shutdown.append(end_sessions)
     app.router.add_post(MCP_PATH, post)
     app.router.add_get(MCP_PATH, stream)
     app.router.add_delete(MCP_PATH, delete)
+
+
+def _offer(queue: asyncio.Queue[dict[str, Any] | None], message: dict[str, Any] | None) -> None:
+    """Queued for a stream; a full queue drops its oldest (a list change means the same
+    however often it comes)."""
+    if queue.full():
+        queue.get_nowait()
+    queue.put_nowait(message)
 
 
 def _record(app: web.Application, row: ToolCallRow) -> None:

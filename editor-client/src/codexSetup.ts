@@ -1,7 +1,7 @@
 // "Configure Codex": the Codex-specific pure parts (the shared ones are in configureSetup):
 // the answer of `maestro-bridge configure codex --json`, and the alias setting it may ask for.
 
-import { fileMessage, isString, parseOutcome, type FileOutcome } from './configureSetup';
+import { fileMessage, isString, parseOutcome, toolsFieldFits, type FileOutcome, type ToolsOutcome } from './configureSetup';
 
 export interface CodexAlias {
   name: string;
@@ -10,7 +10,7 @@ export interface CodexAlias {
 }
 
 /** The command's `--json` answer (the fields we use). */
-export interface ConfigureOutcome extends FileOutcome {
+export interface ConfigureOutcome extends FileOutcome, ToolsOutcome {
   codexModel: string;
   editorModel: string;
   alias: CodexAlias | null;
@@ -23,7 +23,7 @@ export function parseCodexOutcome(stdout: string): ConfigureOutcome {
     const alias = o.alias as Record<string, unknown> | null | undefined;
     const aliasOk =
       alias === null || (typeof alias === 'object' && isString(alias.name) && isString(alias.target) && typeof alias.present === 'boolean');
-    return isString(o.codexModel) && isString(o.editorModel) && aliasOk && (o.apiKeyEnv === null || isString(o.apiKeyEnv));
+    return isString(o.codexModel) && isString(o.editorModel) && aliasOk && (o.apiKeyEnv === null || isString(o.apiKeyEnv)) && toolsFieldFits(o);
   });
 }
 

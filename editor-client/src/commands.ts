@@ -4,7 +4,9 @@ import { execFile } from 'node:child_process';
 import * as vscode from 'vscode';
 import { claudeOutcomeMessage, parseClaudeOutcome } from './claudeSetup';
 import { aliasUpdate, outcomeMessage, parseCodexOutcome, type ConfigureOutcome, type Scope } from './codexSetup';
-import { CHEAP_MODEL, cheapModelItems, configureArgs, configureEnv, type ConfigureTarget, type FileOutcome } from './configureSetup';
+import {
+  CHEAP_MODEL, cheapModelItems, configureArgs, configureEnv, toolsItems, toolsMessage, type ConfigureTarget, type FileOutcome, type ToolsOutcome,
+} from './configureSetup';
 import type { Controller } from './controller';
 import { geminiOutcomeMessage, parseGeminiOutcome } from './geminiSetup';
 import { codexConfig, describeState, endpointUrlOf, toRpcError } from './convert';
@@ -45,6 +47,17 @@ async function pickCheapModel(target: ConfigureTarget): Promise<string | null | 
   return picked.modelId ?? null;
 }
 
+/** Whether the client also gets the editor's tools (`--tools`); `undefined` when dismissed. */
+async function pickTools(client: string): Promise<boolean | undefined> {
+  const picked = await vscode.window.showQuickPick(toolsItems(client), { placeHolder: `Also give ${client} the editor's tools?` });
+  return picked?.tools;
+}
+
+/** Whether the bridge offers the editor's tools now (the setting another part of the extension owns). */
+function toolsEnabled(): boolean {
+  return vscode.workspace.getConfiguration(SECTION).get<boolean>('tools.enable') === true;
+}
+
 function endpointUrl(controller: Controller): string | undefined {
   const url = endpointUrlOf(controller.state); // served by this window or by another one
   if (url) return url;
@@ -66,7 +79,7 @@ function runConfigure(python: string, args: string[], env: NodeJS.ProcessEnv, cw
 }
 
 /** One "Configure CLIENT" command: the client's name, its target, how to read and finish. */
-interface ConfigureSpec<T extends FileOutcome> {
+interface ConfigureSpec<T extends FileOutcome & ToolsOutcome> {
   client: string;
   target: ConfigureTarget;
   parse: (stdout: string) => T;
@@ -75,7 +88,7 @@ interface ConfigureSpec<T extends FileOutcome> {
 }
 
 /** Asks for a model, runs `maestro-bridge configure TARGET` with it, and reports. */
-async function configureClient<T extends FileOutcome>(
+async function configureClient<T extends FileOutcome & ToolsOutcome>(
   controller: Controller, storage: vscode.Uri, log: Logger, spec: ConfigureSpec<T>,
 ): Promise<void> {
   const url = endpointUrl(controller);
@@ -84,7 +97,9 @@ async function configureClient<T extends FileOutcome>(
   if (!model) return;
   const cheapModel = await pickCheapModel(spec.target);
   if (cheapModel === undefined) return;
-  const args = configureArgs(spec.target, url, model.id, cheapModel ?? undefined);
+  const tools = await pickTools(spec.client);
+  if (tools === undefined) return;
+  const args = configureArgs(spec.target, url, model.id, cheapModel ?? undefined, tools);
   log.info(`$ ${controller.python} ${args.join(' ')}`);
   let outcome: T;
   try {
@@ -99,8 +114,25 @@ async function configureClient<T extends FileOutcome>(
     return;
   }
   for (const line of outcome.report) log.info(line);
-  void vscode.window.showInformationMessage(await spec.finish(outcome));
+  const enabled = toolsEnabled();
+  const message = (await spec.finish(outcome)) + toolsMessage(outcome, enabled);
+  if (outcome.mcpUrl === null || enabled) {
+    void vscode.window.showInformationMessage(message);
+    return;
+  }
+  // The client now knows the server, but the bridge offers no tools until the user turns them on.
+  void vscode.window.showInformationMessage(message, TURN_ON_TOOLS).then(async (picked) => {
+    if (picked !== TURN_ON_TOOLS) return;
+    try {
+      await vscode.workspace.getConfiguration(SECTION).update('tools.enable', true, vscode.ConfigurationTarget.Global);
+      log.info(`Set ${SECTION}.tools.enable (global): true`);
+    } catch (err) {
+      void vscode.window.showWarningMessage(`Maestro Bridge could not turn on its editor tools: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  });
 }
+
+const TURN_ON_TOOLS = 'Turn On Editor Tools';
 
 const SCOPES: Record<Scope, vscode.ConfigurationTarget> = {
   global: vscode.ConfigurationTarget.Global,

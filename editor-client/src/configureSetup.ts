@@ -24,14 +24,38 @@ export const CHEAP_MODEL: Partial<Record<ConfigureTarget, { option: string; plac
 
 /**
  * `python ARGS`: configure `target` for `model` on the bridge at `url`, answering in JSON;
- * `cheapModel`, when given, for the target's background requests (see CHEAP_MODEL).
+ * `cheapModel`, when given, for the target's background requests (see CHEAP_MODEL); `tools`:
+ * also add the bridge's MCP server (the editor's tools) to the client (`--tools`).
  * `--opt=value`, so that a model id starting with `-` is not taken for an option.
  */
-export function configureArgs(target: ConfigureTarget, url: string, model: string, cheapModel?: string): string[] {
+export function configureArgs(target: ConfigureTarget, url: string, model: string, cheapModel?: string, tools = false): string[] {
   const args = ['-m', 'bridge.cli', 'configure', target, '--json', `--model=${model}`, `--base-url=${url}`];
   const cheap = CHEAP_MODEL[target];
   if (cheap && cheapModel !== undefined) args.push(`${cheap.option}=${cheapModel}`);
+  if (tools) args.push('--tools');
   return args;
+}
+
+/** The name the client's configuration gives the bridge's MCP server (bridge/configure/mcp_server.py). */
+export const MCP_SERVER_NAME = 'maestro';
+
+/** A quick-pick entry for whether the client also gets the editor's tools. */
+export interface ToolsItem {
+  label: string;
+  description: string;
+  tools: boolean;
+}
+
+/** The choices for the editor's tools: the models alone first (as before), then models and tools. */
+export function toolsItems(client: string): ToolsItem[] {
+  return [
+    { label: 'Models only', description: `${client} uses the editor's models, as before`, tools: false },
+    {
+      label: 'Models and editor tools',
+      description: `also adds the MCP server "${MCP_SERVER_NAME}" (the editor's tools, problems, definitions, references, symbols) to ${client}`,
+      tools: true,
+    },
+  ];
 }
 
 /** A quick-pick entry for the cheap model: a model, or the first entry that keeps the default. */
@@ -69,6 +93,25 @@ export interface FileOutcome {
 }
 
 export const isString = (v: unknown): v is string => typeof v === 'string';
+
+/** The field of the `--json` answer every target has about `--tools`. */
+export interface ToolsOutcome {
+  /** The bridge's MCP server added to the client (`--tools`), else null. */
+  mcpUrl: string | null;
+}
+
+/** Whether the answer has the `--tools` field in its shape (for each target's `fits`). */
+export const toolsFieldFits = (o: Record<string, unknown>): boolean => o.mcpUrl === null || isString(o.mcpUrl);
+
+/**
+ * The notification's sentence about the editor's tools: none without them; else where the
+ * client finds them and, while the bridge's tools are off, the setting that turns them on.
+ */
+export function toolsMessage(o: ToolsOutcome, toolsEnabled: boolean): string {
+  if (o.mcpUrl === null) return '';
+  const off = toolsEnabled ? '' : ' The editor\'s tools are off: turn on the setting maestroBridge.tools.enable.';
+  return ` Editor tools: MCP server "${MCP_SERVER_NAME}" at ${o.mcpUrl}.${off}`;
+}
 
 /**
  * The JSON `maestro-bridge configure TARGET` printed, as `T`; throws when it is not JSON or

@@ -2,10 +2,10 @@
 // the bridge into Gemini CLI's ~/.gemini/.env and its API-key sign-in into
 // ~/.gemini/settings.json (the shared parts are in configureSetup).
 
-import { fileMessage, isString, parseOutcome, type FileOutcome } from './configureSetup';
+import { fileMessage, isString, parseOutcome, toolsFieldFits, type FileOutcome, type ToolsOutcome } from './configureSetup';
 
 /** The command's `--json` answer (the fields we use); `config` is the .env file. */
-export interface GeminiOutcome extends FileOutcome {
+export interface GeminiOutcome extends FileOutcome, ToolsOutcome {
   settings: string;
   settingsWritten: boolean;
   settingsBackup: string | null;
@@ -25,7 +25,7 @@ export function parseGeminiOutcome(stdout: string): GeminiOutcome {
     (o.settingsBackup === null || isString(o.settingsBackup)) && isString(o.baseUrl) &&
     isString(o.model) && isString(o.editorModel) && (o.routerModel === null || isString(o.routerModel)) &&
     (o.contextWindow === null || typeof o.contextWindow === 'number') &&
-    typeof o.placeholderKey === 'boolean');
+    typeof o.placeholderKey === 'boolean' && toolsFieldFits(o));
 }
 
 /** The one-line notification after a successful run. */

@@ -8,6 +8,7 @@ import {
   type Budgets,
   type InitializationOptions,
   type Limits,
+  type ToolOptions,
   type UsageOptions,
 } from './protocol';
 
@@ -52,6 +53,11 @@ export const OPTIONAL_SETTINGS: readonly string[] = [
   'fallbackModel',
   'usage.database',
   'usage.retentionDays',
+  'tools.enable',
+  'tools.allow',
+  'tools.deny',
+  'tools.timeoutSeconds',
+  'tools.maxResultChars',
 ];
 
 /** Always sent: the extension's port default (23335) is not the server's (0). */
@@ -146,6 +152,8 @@ export function buildInitializationOptions(endpoint: Endpoint, set: UserValues):
   }
   const usage = usageOptions(endpoint.storageFolder, set, ignored);
   if (usage) options.usage = usage;
+  const tools = toolOptions(set, has, ignored);
+  if (Object.keys(tools).length > 0) options.tools = tools;
   // Ranges (minimums) are the server's to check: it refuses to start and says which value is wrong.
   return { options, ignored };
 }
@@ -186,4 +194,37 @@ function usageOptions(folder: string | undefined, set: UserValues, ignored: stri
     else ignored.push('usage.retentionDays');
   }
   return Object.keys(usage).length > 0 ? usage : undefined;
+}
+
+/** `tools: {enable, allow, deny, timeoutSeconds, maxResultChars}`: the MCP server at /mcp. */
+function toolOptions(set: UserValues, has: (key: string) => boolean, ignored: string[]): ToolOptions {
+  const tools: ToolOptions = {};
+  if (has('tools.enable')) {
+    const value = set['tools.enable'];
+    if (typeof value === 'boolean') tools.enable = value;
+    else ignored.push('tools.enable');
+  }
+  for (const name of ['allow', 'deny'] as const) {
+    const key = `tools.${name}`;
+    if (!has(key)) continue;
+    const list = stringList(set[key]);
+    if (list) tools[name] = list;
+    else ignored.push(key);
+  }
+  if (has('tools.timeoutSeconds')) {
+    const value = set['tools.timeoutSeconds'];
+    if (isNumber(value)) tools.timeoutSeconds = value;
+    else ignored.push('tools.timeoutSeconds');
+  }
+  if (has('tools.maxResultChars')) {
+    const value = set['tools.maxResultChars'];
+    if (isNumber(value) && Number.isInteger(value)) tools.maxResultChars = value;
+    else ignored.push('tools.maxResultChars');
+  }
+  return tools;
+}
+
+/** Whether the user turned the MCP server on: only then does the editor answer its methods. */
+export function toolsEnabled(set: UserValues): boolean {
+  return set['tools.enable'] === true;
 }

@@ -13,6 +13,10 @@ export const Methods = {
   serverReady: 'maestro/serverReady',
   serverFailed: 'maestro/serverFailed',
   serverStandby: 'maestro/serverStandby',
+  tools: 'maestro/tools',
+  toolsChanged: 'maestro/toolsChanged',
+  invokeTool: 'maestro/invokeTool',
+  language: 'maestro/language',
 } as const;
 
 /** JSON-RPC error codes that carry a LanguageModelError code to the server. */
@@ -28,6 +32,8 @@ export type EditorErrorName = keyof typeof EditorErrorCodes;
  * the error was not an Error), which the server reads to pick the HTTP status. */
 export interface EditorErrorData { code: EditorErrorName; name: string }
 export const REQUEST_CANCELLED = -32800;
+export const INVALID_PARAMS = -32602;
+export const METHOD_NOT_FOUND = -32601;
 
 export interface ModelInfo {
   id: string;
@@ -125,6 +131,18 @@ export interface InitializationOptions {
   /** The model asked once when the requested one fails with a rate limit, quota or server error. */
   fallbackModel?: string;
   usage?: UsageOptions;
+  /** The MCP server at /mcp (docs/protocol.md, "Tools and language features"); absent: off. */
+  tools?: ToolOptions;
+}
+
+export interface ToolOptions {
+  enable?: boolean;
+  /** Tool names (globs) offered; [] offers every tool. */
+  allow?: string[];
+  /** Tool names (globs) never offered nor called. */
+  deny?: string[];
+  timeoutSeconds?: number;
+  maxResultChars?: number;
 }
 
 /** Input + output tokens allowed per local day / calendar month; `scoped`: "SCOPE=N/PERIOD". */
@@ -146,3 +164,54 @@ export interface ServerReadyParams { url: string; host: string; port: number }
 export interface ServerFailedParams { message: string }
 /** Another Maestro Bridge serves `url`; this server binds it when that one stops. */
 export interface ServerStandbyParams { url: string; host: string; port: number }
+
+// ---------------------------------------------------------------- tools and language features
+
+/** One of `vscode.lm.tools`, as `maestro/tools` lists it. */
+export interface ToolInfo {
+  name: string;
+  description: string;
+  /** null: the tool takes no input. */
+  inputSchema: Record<string, unknown> | null;
+  tags: string[];
+}
+
+export interface InvokeToolParams {
+  invocationId: string;
+  name: string;
+  input: Record<string, unknown>;
+}
+
+export interface ToolResult { content: Array<TextPart | DataPart> }
+
+/** The editor's own coordinates: 0-based, UTF-16 code units. */
+export interface Position { line: number; character: number }
+export interface Range { start: Position; end: Position }
+export interface Location { uri: string; range: Range }
+
+export type Severity = 'error' | 'warning' | 'information' | 'hint';
+
+export interface WireDiagnostic {
+  range: Range;
+  severity: Severity;
+  message: string;
+  source?: string;
+  code?: string;
+}
+
+export interface WireDocumentSymbol {
+  name: string;
+  kind: string;
+  detail?: string;
+  range: Range;
+  children: WireDocumentSymbol[];
+}
+
+export interface WireWorkspaceSymbol { name: string; kind: string; containerName: string; location: Location }
+
+export interface WireHover { contents: string[]; range?: Range }
+
+export const LANGUAGE_FEATURES = [
+  'workspace', 'diagnostics', 'definition', 'references', 'hover', 'documentSymbols', 'workspaceSymbols',
+] as const;
+export type LanguageFeature = (typeof LANGUAGE_FEATURES)[number];

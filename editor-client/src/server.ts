@@ -7,11 +7,13 @@ import {
   CloseAction, LanguageClient, RevealOutputChannelOn, State,
   type ErrorHandler, type LanguageClientOptions, type ServerOptions,
 } from 'vscode-languageclient/node';
+import { LanguageEndpoint } from './language';
 import { LmEndpoint } from './lm';
 import { serverLogLevel, type Logger } from './logging';
-import { buildInitializationOptions } from './options';
+import { buildInitializationOptions, toolsEnabled } from './options';
 import { Methods, type ServerFailedParams, type ServerReadyParams, type ServerStandbyParams } from './protocol';
 import type { Settings } from './settings';
+import { ToolsEndpoint } from './tools';
 
 const EXIT_GRACE_MS = 2000;
 const MAX_RESTARTS = 3;
@@ -79,6 +81,15 @@ export class BridgeServer implements vscode.Disposable {
     );
     client.onNotification(Methods.chatAck, (p: unknown) => endpoint.chatAck(p));
     client.onNotification(Methods.serverReady, (p: ServerReadyParams) => events.ready(p));
+    if (toolsEnabled(settings.bridge)) {
+      // The editor's tools and language features, for the MCP server at /mcp.
+      const tools = new ToolsEndpoint(client, log);
+      const language = new LanguageEndpoint(log);
+      server.disposables.push(tools);
+      client.onRequest(Methods.tools, () => tools.tools());
+      client.onRequest(Methods.invokeTool, (params: unknown, token: vscode.CancellationToken) => tools.invoke(params, token));
+      client.onRequest(Methods.language, (params: unknown, token: vscode.CancellationToken) => language.answer(params, token));
+    }
     client.onNotification(Methods.serverStandby, (p: ServerStandbyParams) => events.standby(p));
     client.onNotification(Methods.serverFailed, (p: ServerFailedParams) => events.failed(p.message));
     server.disposables.push(

@@ -16,6 +16,10 @@ const printed = {
   smallModel: null,
   contextWindow: 128000,
   placeholderToken: true,
+  mcpUrl: null,
+  mcpConfig: null,
+  mcpWritten: false,
+  mcpBackup: null,
   changes: [{ key: 'env.ANTHROPIC_AUTH_TOKEN', old: null, new: '(redacted)' }],
   report: ['Changed /home/u/.claude/settings.json:'],
 };
@@ -63,5 +67,33 @@ describe('claudeOutcomeMessage', () => {
   it('says when nothing changed', () => {
     const same = parseClaudeOutcome(JSON.stringify({ ...printed, written: false, backup: null }));
     assert.match(claudeOutcomeMessage(same), /^Claude Code configured: \/home\/u\/\.claude\/settings\.json was already up to date, model/);
+  });
+});
+
+describe('Claude Code with the editor tools (--tools)', () => {
+  const withTools = {
+    ...printed,
+    mcpUrl: 'http://127.0.0.1:23335/mcp',
+    mcpConfig: '/home/u/.claude.json',
+    mcpWritten: true,
+    mcpBackup: '/home/u/.claude.json.bak-20250102-030405',
+  };
+
+  it('reads the MCP fields and names the second file in the message', () => {
+    const parsed = parseClaudeOutcome(JSON.stringify(withTools));
+    assert.equal(parsed.mcpConfig, '/home/u/.claude.json');
+    assert.match(
+      claudeOutcomeMessage(parsed),
+      /\(backup: \/home\/u\/\.claude\/settings\.json\.bak-20250102-030405\); wrote \/home\/u\/\.claude\.json \(backup: \/home\/u\/\.claude\.json\.bak-20250102-030405\), model /,
+    );
+    const same = parseClaudeOutcome(JSON.stringify({ ...withTools, mcpWritten: false, mcpBackup: null }));
+    assert.match(claudeOutcomeMessage(same), /; \/home\/u\/\.claude\.json was already up to date, model /);
+  });
+
+  it('rejects an answer without the MCP fields or with the wrong types', () => {
+    const { mcpWritten: _dropped, ...older } = withTools;
+    assert.throws(() => parseClaudeOutcome(JSON.stringify(older)), /unexpected shape/);
+    assert.throws(() => parseClaudeOutcome(JSON.stringify({ ...withTools, mcpConfig: 1 })), /unexpected shape/);
+    assert.throws(() => parseClaudeOutcome(JSON.stringify({ ...withTools, mcpUrl: {} })), /unexpected shape/);
   });
 });

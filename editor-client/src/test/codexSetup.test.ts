@@ -11,6 +11,7 @@ const outcome: ConfigureOutcome = {
   editorModel: 'claude-sonnet-4',
   alias: { name: 'gpt-5.5', target: 'claude-sonnet-4', present: false },
   apiKeyEnv: null,
+  mcpUrl: null,
   report: ['Changed /home/u/.codex/config.toml:'],
 };
 
@@ -60,6 +61,16 @@ describe('aliasUpdate', () => {
 
   it('changes nothing when the effective value already has the alias', () => {
     assert.equal(aliasUpdate({ globalValue: { 'gpt-5.5': 'claude-sonnet-4' } }, { 'gpt-5.5': 'claude-sonnet-4' }, alias), undefined);
+  });
+});
+
+describe('parseCodexOutcome with --tools', () => {
+  it('reads the MCP server\'s URL, and wants the field (null without --tools)', () => {
+    const withTools = parseCodexOutcome(JSON.stringify({ ...outcome, mcpUrl: 'http://127.0.0.1:23335/mcp' }));
+    assert.equal(withTools.mcpUrl, 'http://127.0.0.1:23335/mcp');
+    const { mcpUrl: _dropped, ...older } = outcome;
+    assert.throws(() => parseCodexOutcome(JSON.stringify(older)), /unexpected shape/);
+    assert.throws(() => parseCodexOutcome(JSON.stringify({ ...outcome, mcpUrl: true })), /unexpected shape/);
   });
 });
 

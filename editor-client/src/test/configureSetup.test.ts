@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { API_KEY_ENV, cheapModelItems, configureArgs, configureEnv, fileMessage, parseOutcome, type FileOutcome } from '../configureSetup';
+import {
+  API_KEY_ENV, cheapModelItems, configureArgs, configureEnv, fileMessage, parseOutcome, toolsFieldFits, toolsItems, toolsMessage, type FileOutcome,
+} from '../configureSetup';
 
 describe('configureArgs', () => {
   it('runs the Python command of the target in JSON mode with the model and the endpoint', () => {
@@ -70,5 +72,38 @@ describe('fileMessage', () => {
     assert.equal(fileMessage({ config: '/a', written: true, backup: '/a.bak-1', report: [] }), 'wrote /a (backup: /a.bak-1)');
     assert.equal(fileMessage({ config: '/a', written: true, backup: null, report: [] }), 'wrote /a');
     assert.equal(fileMessage({ config: '/a', written: false, backup: null, report: [] }), '/a was already up to date');
+  });
+});
+
+describe('the editor tools (--tools)', () => {
+  it('adds --tools after the other options only when asked', () => {
+    assert.deepEqual(configureArgs('codex', 'http://x/v1', 'gpt-4.1', undefined, true), [
+      '-m', 'bridge.cli', 'configure', 'codex', '--json', '--model=gpt-4.1', '--base-url=http://x/v1', '--tools',
+    ]);
+    assert.deepEqual(configureArgs('claude-code', 'http://x/v1', 'm', 'cheap', true).slice(-2), ['--small-model=cheap', '--tools']);
+    assert.ok(!configureArgs('claude-code', 'http://x/v1', 'm', 'cheap', false).includes('--tools'));
+    assert.ok(!configureArgs('gemini', 'http://x/v1', 'm').includes('--tools'));
+  });
+
+  it('offers the models alone first, then models and tools, naming the client and the server', () => {
+    const items = toolsItems('Codex');
+    assert.deepEqual(items.map((i) => i.tools), [false, true]);
+    assert.match(items[1]?.description ?? '', /MCP server "maestro" .* to Codex$/);
+  });
+
+  it('checks the MCP field of the answer', () => {
+    assert.equal(toolsFieldFits({ mcpUrl: null }), true);
+    assert.equal(toolsFieldFits({ mcpUrl: 'http://x/mcp' }), true);
+    assert.equal(toolsFieldFits({}), false);
+    assert.equal(toolsFieldFits({ mcpUrl: 1 }), false);
+  });
+
+  it('says where the tools are, and how to turn them on while they are off', () => {
+    assert.equal(toolsMessage({ mcpUrl: null }, false), '');
+    assert.equal(toolsMessage({ mcpUrl: 'http://x/mcp' }, true), ' Editor tools: MCP server "maestro" at http://x/mcp.');
+    assert.equal(
+      toolsMessage({ mcpUrl: 'http://x/mcp' }, false),
+      ' Editor tools: MCP server "maestro" at http://x/mcp. The editor\'s tools are off: turn on the setting maestroBridge.tools.enable.',
+    );
   });
 });

@@ -18,6 +18,7 @@ const printed = {
   routerModel: null,
   contextWindow: 128000,
   placeholderKey: true,
+  mcpUrl: null,
   changes: [{ key: 'GEMINI_MODEL', old: 'gemini-2.0-flash', new: 'gemini-2.5-pro' }],
   report: ['Changed /home/u/.gemini/.env:'],
 };
@@ -80,5 +81,18 @@ describe('geminiOutcomeMessage', () => {
   it('says when both files were written for the first time', () => {
     const fresh = parseGeminiOutcome(JSON.stringify({ ...printed, backup: null, settingsWritten: true }));
     assert.match(geminiOutcomeMessage(fresh), /^Gemini CLI configured: wrote \/home\/u\/\.gemini\/\.env; wrote \/home\/u\/\.gemini\/settings\.json; model/);
+  });
+});
+
+describe('Gemini CLI with the editor tools (--tools)', () => {
+  it('reads the MCP server\'s URL, and wants the field', () => {
+    const parsed = parseGeminiOutcome(JSON.stringify({ ...printed, mcpUrl: 'http://127.0.0.1:23335/mcp' }));
+    assert.equal(parsed.mcpUrl, 'http://127.0.0.1:23335/mcp');
+    const { mcpUrl: _dropped, ...older } = printed;
+    assert.throws(() => parseGeminiOutcome(JSON.stringify(older)), /unexpected shape/);
+  });
+
+  it('passes --tools last when asked', () => {
+    assert.deepEqual(configureArgs('gemini', 'http://x/v1', 'gemini-2.5-pro', undefined, true).slice(-1), ['--tools']);
   });
 });

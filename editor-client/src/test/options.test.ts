@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { buildInitializationOptions, LIMIT_NAMES, OPTIONAL_SETTINGS } from '../options';
+import { buildInitializationOptions, LIMIT_NAMES, OPTIONAL_SETTINGS, toolsEnabled } from '../options';
 import { PROTOCOL_VERSION } from '../protocol';
 
 const endpoint = { host: '127.0.0.1', port: 23335, apiKey: '' };
@@ -123,6 +123,40 @@ describe('budgets and the fallback model', () => {
     });
     assert.deepEqual(ignored, ['budgets.daily', 'budgets.monthly', 'budgets.scoped', 'fallbackModel']);
     assert.equal('budgets' in options, false);
+  });
+});
+
+describe('the tool options', () => {
+  it('sends the tool settings the user set', () => {
+    const { options, ignored } = buildInitializationOptions(endpoint, {
+      'tools.enable': true,
+      'tools.allow': ['editor_*', ' ', 'maestro_test_*'],
+      'tools.deny': ['editor_hover'],
+      'tools.timeoutSeconds': 2.5,
+      'tools.maxResultChars': 5000,
+    });
+    assert.deepEqual(ignored, []);
+    assert.deepEqual(options.tools, {
+      enable: true, allow: ['editor_*', 'maestro_test_*'], deny: ['editor_hover'], timeoutSeconds: 2.5, maxResultChars: 5000,
+    });
+  });
+
+  it('sends no tools object when nothing is set, so the server keeps them off', () => {
+    assert.equal(buildInitializationOptions(endpoint, {}).options.tools, undefined);
+  });
+
+  it('ignores tool settings of the wrong type and says which', () => {
+    const { options, ignored } = buildInitializationOptions(endpoint, {
+      'tools.enable': 'yes', 'tools.allow': 'editor_*', 'tools.deny': [1], 'tools.timeoutSeconds': '9', 'tools.maxResultChars': 1.5,
+    });
+    assert.equal(options.tools, undefined);
+    assert.deepEqual(ignored, ['tools.enable', 'tools.allow', 'tools.deny', 'tools.timeoutSeconds', 'tools.maxResultChars']);
+  });
+
+  it('answers the tool methods only when the user turned tools on', () => {
+    assert.equal(toolsEnabled({ 'tools.enable': true }), true);
+    assert.equal(toolsEnabled({ 'tools.enable': false }), false);
+    assert.equal(toolsEnabled({}), false);
   });
 });
 

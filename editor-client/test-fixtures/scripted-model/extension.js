@@ -18,6 +18,7 @@
 // "Please continue." after a trailing assistant turn, Copilot's five options, its output
 // limit). MAESTRO_SIM_PERMISSIVE=1 in the host's environment turns it off (test-only).
 // `[many N]` and `[bench N]` are load generators: the output limit does not cut them.
+// It also contributes language model tools (tools.js).
 // Every request, every cancellation and every state of the Maestro Bridge extension is
 // appended as one JSON line to $MAESTRO_E2E_RECORD, with the name of the window (its workspace
 // folder: each window has its own extension host); settings written to $MAESTRO_E2E_CONTROL
@@ -25,6 +26,7 @@
 const fs = require('fs');
 const vscode = require('vscode');
 const copilot = require('./copilot-rules');
+const { registerTools } = require('./tools');
 
 const RECORD = process.env.MAESTRO_E2E_RECORD;
 const record = (entry) => {
@@ -141,6 +143,7 @@ async function respond(model, messages, options, progress, token) {
 }
 
 exports.activate = (context) => {
+  context.subscriptions.push(...registerTools(record));
   context.subscriptions.push(
     vscode.lm.registerLanguageModelChatProvider('maestro-test', {
       provideLanguageModelChatInformation: () => [{
@@ -168,7 +171,8 @@ exports.activate = (context) => {
     }),
   );
   // Requests of the test, written to $MAESTRO_E2E_CONTROL: {id, settings} are applied as user
-  // settings through the configuration API; {id, command} runs a command; {id, tooltip}
+  // settings through the configuration API; {id, command} runs a command; {id, open} opens
+  // a file of the window's folder in an editor; {id, tooltip}
   // records the Maestro Bridge status bar tooltip; {id, bench: {parts,
   // requests}} runs benchLm and records its runs. A request naming a
   // `window` is for that window's extension host only.
@@ -185,6 +189,16 @@ exports.activate = (context) => {
       if (request.bench) {
         benchLm(request.bench).then((runs) => record({ event: 'bench-done', id: request.id, runs }),
           (err) => record({ event: 'bench-failed', id: request.id, message: String(err && err.stack || err) }));
+        return;
+      }
+      if (request.open) {
+        // Opens a file of the window's folder in an editor tab, as a person working on it has
+        // it (TypeScript's language server reports problems only of files open in tabs).
+        const folder = vscode.workspace.workspaceFolders[0].uri;
+        Promise.resolve(vscode.workspace.openTextDocument(vscode.Uri.joinPath(folder, request.open)))
+          .then((document) => vscode.window.showTextDocument(document))
+          .then(() => record({ event: 'open-done', id: request.id }),
+            (err) => record({ event: 'open-failed', id: request.id, message: String(err) }));
         return;
       }
       if (request.tooltip) {
