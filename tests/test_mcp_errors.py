@@ -351,3 +351,44 @@ def test_a_request_whose_id_is_not_a_string_or_integer_is_refused(server: Bridge
             },
         }
     still_serving(session)
+
+
+# --------------------------------------------------------------------------- MCP 2026-07-28
+
+MODERN = "2026-07-28"
+
+
+def _modern(method: str, name: str, **params: Any) -> tuple[dict[str, Any], dict[str, str]]:
+    """A request of the stateless revision: its body and its mirrored headers."""
+    meta = {
+        "io.modelcontextprotocol/protocolVersion": MODERN,
+        "io.modelcontextprotocol/clientInfo": {"name": "stateless", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {},
+    }
+    body = request_body(method, {"name": name, **params, "_meta": meta})
+    headers = {"MCP-Protocol-Version": MODERN, "Mcp-Method": method, "Mcp-Name": name}
+    return body, headers
+
+
+def test_stateless_calls_fail_and_cancel_as_the_handshake_s_do(server: BridgeServer) -> None:
+    url = mcp_url(server)
+    body, headers = _modern("tools/call", "sim_fail", arguments={"message": "Nope."})
+    failed = post(url, body, headers=headers)
+    assert failed.status_code == 200, failed.text
+    assert failed.json()["result"]["isError"] is True
+    assert failed.json()["result"]["content"] == [{"type": "text", "text": "Nope."}]
+    body, headers = _modern("tools/call", "sim_nope", arguments={})
+    unknown = post(url, body, headers=headers)
+    assert unknown.json()["error"]["code"] == INVALID_PARAMS, unknown.text
+
+    # No session to cancel in: closing the request's connection is the cancel.
+    session = McpSession(server, "stateless-neighbour")
+    asked = log_count(server, ASKED_WAIT)
+    stopped = log_count(server, EDITOR_CANCELLED_WAIT)
+    body, headers = _modern("tools/call", "sim_wait", arguments={"seconds": 30})
+    with _raw_post(url, body, headers):
+        wait_for_log(server, ASKED_WAIT, asked + 1)
+        through_the_editor(session)
+    wait_for_log(server, r"INFO bridge\.mcp\.calls: Tool sim_wait for stateless: cancelled")
+    wait_for_log(server, EDITOR_CANCELLED_WAIT, stopped + 1)
+    still_serving(session)
