@@ -111,11 +111,10 @@ def test_the_inspector_lists_the_tools(inspect: Inspect, server: BridgeServer) -
         "additionalProperties": False,
     }
     assert tools["editor_diagnostics"]["description"].startswith("Problems (errors, warnings)")
-    # A client that tries the stateless protocol era first (`server/discover`) falls back to
-    # initialize, which this server speaks, and sees the same tools.
-    auto = inspect("--method", "tools/list", "--protocol-era", "auto")
-    assert auto.returncode == 0, auto.stderr
-    assert _json(auto)["result"]["tools"] == list(tools.values())
+    # The stateless revision (MCP 2026-07-28: `server/discover`, no session) sees the same.
+    modern = inspect("--method", "tools/list", "--protocol-era", "modern")
+    assert modern.returncode == 0, modern.stderr
+    assert _json(modern)["result"]["tools"] == list(tools.values())
 
 
 def test_the_inspector_calls_a_simulated_tool(inspect: Inspect, server: BridgeServer) -> None:
