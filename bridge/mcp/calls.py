@@ -78,7 +78,6 @@ class ToolCalls:
                 len(c.text) if isinstance(c, types.TextContent) else len(c.data) for c in content
             )
             log.info("Tool %s for %s: %s in %.0f ms", tool.name, client, outcome, duration)
-            log.debug("Tool %s arguments: %s", tool.name, arguments)
             self._record(
                 ToolCallRow(started, client, tool.name, duration, outcome, error, chars, truncated)
             )
@@ -89,6 +88,8 @@ class ToolCalls:
         self._record(ToolCallRow(time.time(), client, name, 0.0, outcome, why, 0, False))
 
     async def _run(self, tool: CatalogTool, arguments: dict[str, Any]) -> ToolContent:
+        # Logged as the editor is asked, not when the call ends: a call that hangs shows here.
+        log.debug("Tool %s: asking the editor, arguments %s", tool.name, arguments)
         if tool.language is not None:
             return [TextPart(value=await language_tools.run(self._host, tool.language, arguments))]
         return await self._host.invoke_tool(tool.name, arguments)

@@ -115,6 +115,12 @@ async def post(request: web.Request) -> web.StreamResponse:
     method = getattr(message, "method", None)
     msg_id = getattr(message, "id", None)
     params = getattr(message, "params", None)
+    if msg_id is None and method is not None and "id" in body:
+        # The SDK's types read `"id": null` (or an object, a float) as a notification, which
+        # gets no answer: the client would wait for one until its own timeout.
+        return _refused(
+            400, INVALID_REQUEST, "A request's id must be a string or an integer (never null)."
+        )
     version = modern.requested_version(method, params) if method is not None else None
     if version is not None:  # MCP 2026-07-28: no session, everything in the request
         if msg_id is None:
