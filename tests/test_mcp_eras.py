@@ -1,7 +1,8 @@
 """Both eras of MCP on one endpoint (bridge/mcp/modern.py, bridge/mcp/server.py), against a
 real `maestro-bridge serve --tools` and the official SDK's client: the stateless 2026-07-28
-revision (per-request `_meta` and headers, `server/discover`, `subscriptions/listen`) and the
-`initialize` handshake, and tool list changes from the editor reaching both."""
+revision (per-request `_meta` and headers, `server/discover`, `subscriptions/listen` with a tool
+list change from the editor) beside the `initialize` handshake (whose list changes
+tests/test_mcp_sdk.py follows)."""
 
 from __future__ import annotations
 
@@ -186,28 +187,3 @@ async def test_a_new_editor_tool_reaches_a_listening_modern_client(editor: Headl
         called = await client.call_tool("sim_answer", {})
         assert isinstance(called.content[0], types.TextContent)
         assert called.content[0].text == "42"
-
-
-async def test_a_changed_tool_list_reaches_a_legacy_session(editor: HeadlessEditor) -> None:
-    assert editor.url is not None
-    url = editor.url.removesuffix("/v1") + "/mcp"
-    changed = asyncio.Event()
-
-    async def on_message(message: Any) -> None:
-        if isinstance(message, types.ToolListChangedNotification):
-            changed.set()
-
-    async with Client(url, mode="legacy", message_handler=on_message) as client:
-        await client.list_tools()
-        # The session's GET stream is opened by the client in the background: tools changed
-        # until one notification came through it (each change is a new tool list).
-        for attempt in range(50):
-            editor.set_tools([SimTool(f"sim_n{attempt}", "", None, answer_42)])
-            try:
-                await asyncio.wait_for(changed.wait(), 0.2)
-                break
-            except asyncio.TimeoutError:
-                continue
-        assert changed.is_set()
-        names = [tool.name for tool in (await client.list_tools()).tools]
-        assert names[-1].startswith("sim_n") and "sim_read_file" not in names

@@ -392,3 +392,29 @@ def test_stateless_calls_fail_and_cancel_as_the_handshake_s_do(server: BridgeSer
     wait_for_log(server, r"INFO bridge\.mcp\.calls: Tool sim_wait for stateless: cancelled")
     wait_for_log(server, EDITOR_CANCELLED_WAIT, stopped + 1)
     still_serving(session)
+
+
+def test_a_second_call_with_the_id_of_a_running_one_is_refused(server: BridgeServer) -> None:
+    """`notifications/cancelled` names a call by its id: two running under one id could not
+    be told apart, so the second is refused and the first runs on (until cancelled)."""
+    session = McpSession(server, "same-id")
+    asked = log_count(server, ASKED_WAIT)
+    call = request_body("tools/call", {"name": "sim_wait", "arguments": {"seconds": 30}})
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        pending = pool.submit(session.post, call)
+        wait_for_log(server, ASKED_WAIT, asked + 1)
+        again = session.post(call)
+        assert again.status_code == 200, again.text
+        assert again.json()["error"]["code"] == -32600, again.text
+        assert "still running" in again.json()["error"]["message"]
+        assert not pending.done()
+        session.notify("notifications/cancelled", {"requestId": call["id"]})
+        assert "cancelled" in pending.result(timeout=20).json()["error"]["message"]
+    still_serving(session)
+
+
+def test_a_cursor_tools_list_never_gave_is_invalid_params(server: BridgeServer) -> None:
+    session = McpSession(server, "cursor")
+    answer = session.request("tools/list", {"cursor": "page-2"})
+    assert answer["error"]["code"] == INVALID_PARAMS, answer
+    still_serving(session)

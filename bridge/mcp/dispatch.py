@@ -10,7 +10,7 @@ from typing import Any
 
 import mcp_types as types
 from mcp_types import methods
-from mcp_types.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND
+from mcp_types.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, LATEST_HANDSHAKE_VERSION
 from pydantic import ValidationError
 
@@ -91,6 +91,8 @@ class Dispatcher:
         if method == "ping":
             return {}
         if method == "tools/list":
+            if (params or {}).get("cursor") is not None:  # this server never hands one out
+                raise RpcFailure(INVALID_PARAMS, "Unknown cursor: tools/list has one page.")
             tools = [
                 types.Tool(
                     name=t.name,
@@ -115,6 +117,8 @@ class Dispatcher:
         except ToolRefused as exc:
             self._calls.refused(params.name, session.client, exc.outcome, str(exc))
             raise RpcFailure(INVALID_PARAMS, str(exc)) from None
+        if msg_id in session.calls:  # `notifications/cancelled` could not tell the two apart
+            raise RpcFailure(INVALID_REQUEST, f"A call with id {msg_id!r} is still running.")
         # Its own task, so `notifications/cancelled` can cancel it without ending this request.
         call = asyncio.ensure_future(self._calls.call(tool, params.arguments or {}, session.client))
         session.calls[msg_id] = call
