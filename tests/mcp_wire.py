@@ -24,6 +24,27 @@ LOG_TIMEOUT = 20.0
 _ids = itertools.count(100)
 
 
+# What `serve --tools` lists, in order: the bridge's language tools, then the headless
+# editor's simulated ones.
+LANGUAGE_TOOLS = [
+    "editor_diagnostics",
+    "editor_definition",
+    "editor_references",
+    "editor_hover",
+    "editor_document_symbols",
+    "editor_workspace_symbols",
+]
+SIM_TOOLS = [
+    "sim_list_files",
+    "sim_read_file",
+    "sim_find_text",
+    "sim_wait",
+    "sim_echo",
+    "sim_swatch",
+    "sim_fail",
+]
+
+
 def mcp_url(server: BridgeServer) -> str:
     return server.root_url + "/mcp"
 

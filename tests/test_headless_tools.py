@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from conftest import BridgeServer, StartServer
 from editor_messages import Capture, connected, error, result, send
+from mcp_wire import SIM_TOOLS
 
 from bridge.cli import _parser, serve_options
 from bridge.settings import BridgeSettings
@@ -52,15 +53,7 @@ async def test_the_tools_are_listed_with_schemas_and_tags(
 ) -> None:
     listing = await result(*editor, TOOLS, None)
     tools = {tool["name"]: tool for tool in listing["tools"]}
-    assert list(tools) == [
-        "sim_list_files",
-        "sim_read_file",
-        "sim_find_text",
-        "sim_wait",
-        "sim_echo",
-        "sim_swatch",
-        "sim_fail",
-    ]
+    assert list(tools) == SIM_TOOLS
     assert tools["sim_list_files"]["inputSchema"] is None  # a tool without input
     assert tools["sim_read_file"] == {
         "name": "sim_read_file",

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from cli_runs import ClientBinary
 from conftest import REPO_ROOT, BridgeServer, running_bridge_server
-from mcp_wire import McpSession, log_count, mcp_url
+from mcp_wire import LANGUAGE_TOOLS, SIM_TOOLS, McpSession, log_count, mcp_url
 from processes import run
 
 INSPECTOR_VERSION = "2.12.0"
@@ -89,21 +89,7 @@ def test_the_inspector_lists_the_tools(inspect: Inspect, server: BridgeServer) -
     done = inspect("--method", "tools/list")
     assert done.returncode == 0, done.stderr
     tools = {tool["name"]: tool for tool in _json(done)["result"]["tools"]}
-    assert list(tools) == [
-        "editor_diagnostics",
-        "editor_definition",
-        "editor_references",
-        "editor_hover",
-        "editor_document_symbols",
-        "editor_workspace_symbols",
-        "sim_list_files",
-        "sim_read_file",
-        "sim_find_text",
-        "sim_wait",
-        "sim_echo",
-        "sim_swatch",
-        "sim_fail",
-    ]
+    assert list(tools) == LANGUAGE_TOOLS + SIM_TOOLS
     assert tools["sim_find_text"]["inputSchema"] == {
         "type": "object",
         "properties": {"pattern": {"type": "string", "description": "the text to find"}},

@@ -24,6 +24,8 @@ from mcp_wire import (
     ASKED_WAIT,
     DEBUG_LOG,
     EDITOR_CANCELLED_WAIT,
+    LANGUAGE_TOOLS,
+    SIM_TOOLS,
     initialize_body,
     log_count,
     mcp_url,
@@ -38,23 +40,6 @@ from headless_editor.sim_tools import SimTool, png_pixel
 KEY = "mcp-test-key"
 CLIENT_CANCELLED = r"INFO bridge\.mcp\.dispatch: The client cancelled a tool call"
 AUTH = {"Authorization": f"Bearer {KEY}"}
-LANGUAGE_TOOLS = [
-    "editor_diagnostics",
-    "editor_definition",
-    "editor_references",
-    "editor_hover",
-    "editor_document_symbols",
-    "editor_workspace_symbols",
-]
-SIM_TOOLS = [
-    "sim_list_files",
-    "sim_read_file",
-    "sim_find_text",
-    "sim_wait",
-    "sim_echo",
-    "sim_swatch",
-    "sim_fail",
-]
 WORKSPACE_PROBLEMS = (
     'main.py:3:8: warning: "os" is imported but never used [sim-python unused-import]\n'
     'main.py:13:11: error: "radius_of" is not defined [sim-python undefined-name]'
