@@ -17,20 +17,12 @@ from pathlib import Path
 
 import claude_code_cli
 import gemini_cli
-from cli_runs import ClientBinary, CliRun, client_env, run_cli
+from cli_runs import CODEX, CliRun, client_env, run_cli
 from configure_runs import run_configure
-from conftest import REPO_ROOT
 
 AGENT_TIMEOUT = 120.0
 MCP_SERVER = "maestro"  # the name configure gives the bridge's MCP server
 
-CODEX = ClientBinary(
-    "MAESTRO_CODEX_BIN",
-    REPO_ROOT / ".cache" / "codex" / "node_modules" / ".bin" / "codex",
-    "codex",
-    "Codex CLI",
-    "npm install --prefix .cache/codex @openai/codex@0.169.0",
-)
 API_KEY_ENV = "MAESTRO_BRIDGE_API_KEY"  # where configure codex tells Codex to read the key
 # What would point Codex elsewhere: its own variables, OpenAI's, and the bridge's key.
 CODEX_CLEARED = ("CODEX_", "OPENAI_", API_KEY_ENV)

@@ -51,6 +51,15 @@ class ClientBinary:
         return binary_or_skip(self.find(), reason)
 
 
+CODEX = ClientBinary(
+    "MAESTRO_CODEX_BIN",
+    Path(__file__).resolve().parents[1] / ".cache" / "codex" / "node_modules" / ".bin" / "codex",
+    "codex",
+    "Codex CLI",
+    "npm install --prefix .cache/codex @openai/codex@0.169.0",
+)
+
+
 def binary_candidates(variable: str, cached_bin: Path) -> list[str]:
     """Where a client's binary may be: $`variable` when set, then where scripts/test installs it."""
     candidates = []

@@ -23,8 +23,8 @@ import processes
 import pytest
 from claude_code_cli import CLAUDE
 from claude_code_cli import OFFLINE_ENV as CLAUDE_OFFLINE_ENV
-from cli_runs import ClientBinary, client_env
-from conftest import REPO_ROOT, BridgeServer, running_bridge_server
+from cli_runs import CODEX, client_env
+from conftest import BridgeServer, running_bridge_server
 from gemini_cli import CLEARED_ENV_PREFIXES as GEMINI_CLEARED
 from gemini_cli import GEMINI
 from gemini_cli import OFFLINE_ENV as GEMINI_OFFLINE_ENV
@@ -34,13 +34,6 @@ from bridge.configure.mcp_server import MCP_PATH
 
 KEY = "tools-cli-key-1"
 TIMEOUT = 90.0
-CODEX = ClientBinary(
-    "MAESTRO_CODEX_BIN",
-    REPO_ROOT / ".cache" / "codex" / "node_modules" / ".bin" / "codex",
-    "codex",
-    "Codex CLI",
-    "npm install --prefix .cache/codex @openai/codex@0.169.0",
-)
 # The variables of every client's own setup: none may point it at other files or servers.
 CLEARED = (
     "ANTHROPIC_",
