@@ -10,11 +10,8 @@ job, tested with it; here every request gets a 404.)
 
 from __future__ import annotations
 
-import json
 import os
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +24,7 @@ from claude_code_cli import (
     OFFLINE_ENV,
     claude_or_skip,
 )
+from recording_server import recording_server
 
 from bridge.cli import main
 from bridge.configure.claude_settings import PLACEHOLDER_TOKEN
@@ -39,67 +37,10 @@ def claude_bin() -> str:
     return claude_or_skip()
 
 
-class Recorder(BaseHTTPRequestHandler):
-    """Lists MODELS at GET /v1/models; records every other request and answers it 404."""
-
-    requests: list[dict[str, Any]]
-
-    def do_GET(self) -> None:
-        if self.path.startswith("/v1/models"):
-            data = [
-                {"id": model_id, "object": "model", "max_input_tokens": 128000}
-                for model_id in MODELS
-            ]
-            self._answer(200, {"object": "list", "data": data})
-        else:
-            self._record()
-
-    def do_POST(self) -> None:
-        self._record()
-
-    def _record(self) -> None:
-        length = int(self.headers.get("Content-Length") or 0)
-        body = json.loads(self.rfile.read(length) or b"{}")
-        self.requests.append(
-            {
-                "path": self.path,
-                "authorization": self.headers.get("Authorization"),
-                "model": body.get("model") if isinstance(body, dict) else None,
-            }
-        )
-        error = {"type": "not_found_error", "message": "recorded, not answered"}
-        self._answer(404, {"type": "error", "error": error})
-
-    def _answer(self, status: int, payload: dict[str, Any]) -> None:
-        data = json.dumps(payload).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
-
 @pytest.fixture
 def recorder() -> Iterator[tuple[str, list[dict[str, Any]]]]:
-    """(root URL, the requests it got) of a recording server on 127.0.0.1."""
-    requests: list[dict[str, Any]] = []
-
-    class Bound(Recorder):  # the requests of this server alone
-        pass
-
-    Bound.requests = requests
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Bound)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}", requests
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=10)
+    with recording_server(MODELS) as started:
+        yield started
 
 
 def run_claude(claude: str, config_dir: Path, tmp_path: Path, *args: str) -> str:

@@ -14,10 +14,9 @@ from __future__ import annotations
 
 import json
 import os
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 
 import processes
 import pytest
@@ -28,6 +27,7 @@ from conftest import BridgeServer, running_bridge_server
 from gemini_cli import CLEARED_ENV_PREFIXES as GEMINI_CLEARED
 from gemini_cli import GEMINI
 from gemini_cli import OFFLINE_ENV as GEMINI_OFFLINE_ENV
+from recording_server import recording_server
 
 from bridge.cli import main
 from bridge.configure.mcp_server import MCP_PATH
@@ -52,56 +52,10 @@ def keyed_bridge() -> Iterator[BridgeServer]:
         yield server
 
 
-class Recorder(BaseHTTPRequestHandler):
-    """Lists one model at GET /v1/models; records (path, Authorization) of every other
-    request and answers it 404."""
-
-    requests: list[tuple[str, str | None]]
-
-    def do_GET(self) -> None:
-        if self.path.startswith("/v1/models"):
-            self._answer(200, {"object": "list", "data": [{"id": "sim-echo", "object": "model"}]})
-        else:
-            self._record()
-
-    def do_POST(self) -> None:
-        self._record()
-
-    def _record(self) -> None:
-        self.rfile.read(int(self.headers.get("Content-Length") or 0))
-        self.requests.append((self.path, self.headers.get("Authorization")))
-        self._answer(404, {"error": {"message": "recorded, not answered"}})
-
-    def _answer(self, status: int, payload: dict[str, object]) -> None:
-        data = json.dumps(payload).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, format: str, *args: object) -> None:
-        pass
-
-
 @pytest.fixture
-def recorder() -> Iterator[tuple[str, list[tuple[str, str | None]]]]:
-    """(root URL, the requests it got) of a recording server on 127.0.0.1."""
-    requests: list[tuple[str, str | None]] = []
-
-    class Bound(Recorder):
-        pass
-
-    Bound.requests = requests
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Bound)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}", requests
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=10)
+def recorder() -> Iterator[tuple[str, list[dict[str, Any]]]]:
+    with recording_server(["sim-echo"]) as started:
+        yield started
 
 
 @pytest.fixture
@@ -182,7 +136,7 @@ def test_gemini_cli_lists_the_bridge_as_an_http_server(
 
 @pytest.mark.parametrize("client", ["claude-code", "gemini"])
 def test_the_clients_that_connect_send_the_key_to_the_bridges_mcp(
-    recorder: tuple[str, list[tuple[str, str | None]]], home: Path, client: str
+    recorder: tuple[str, list[dict[str, Any]]], home: Path, client: str
 ) -> None:
     root, requests = recorder
     if client == "claude-code":
@@ -193,6 +147,6 @@ def test_the_clients_that_connect_send_the_key_to_the_bridges_mcp(
     configure(client, f"{root}/v1")
     out = run_client(binary, args, home, env, stream)
     assert f"maestro: {root}{MCP_PATH}" in out, out
-    to_mcp = [auth for path, auth in requests if path == MCP_PATH]
+    to_mcp = [r["authorization"] for r in requests if r["path"] == MCP_PATH]
     assert to_mcp, f"{requests}\n{out}"
     assert set(to_mcp) == {f"Bearer {KEY}"}, requests

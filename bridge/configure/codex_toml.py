@@ -30,7 +30,7 @@ from typing import Any
 import tomlkit
 from tomlkit.exceptions import TOMLKitError
 
-from bridge.configure.config_file import Change, ConfigError
+from bridge.configure.config_file import Change, ConfigError, set_value
 from bridge.configure.mcp_server import MCP_SERVER_NAME
 from bridge.configure.user_home import user_home
 
@@ -79,7 +79,7 @@ def merge(text: str, settings: CodexSettings) -> tuple[str, list[Change]]:
         "model_context_window": settings.context_window,
     }
     for key, value in top.items():
-        _set(doc, key, value, key, changes)
+        set_value(doc, key, value, key, changes, _plain)
 
     block = _table(doc, "model_providers", PROVIDER_ID, changes)
     ours: dict[str, Any] = {
@@ -89,7 +89,7 @@ def merge(text: str, settings: CodexSettings) -> tuple[str, list[Change]]:
         "env_key": settings.env_key,
     }
     for key, value in ours.items():
-        _set(block, key, value, f"model_providers.{PROVIDER_ID}.{key}", changes)
+        set_value(block, key, value, f"model_providers.{PROVIDER_ID}.{key}", changes, _plain)
     if settings.mcp_url is not None:
         _add_mcp_server(doc, settings.mcp_url, settings.env_key, changes)
     return (tomlkit.dumps(doc) if changes else text), changes
@@ -105,8 +105,10 @@ def _add_mcp_server(doc: Any, url: str, env_key: str | None, changes: list[Chang
         if key in block:
             changes.append(Change(f"{label}.{key}", _plain(block[key]), None))
             del block[key]
-    _set(block, "url", url, f"{label}.url", changes)
-    _set(block, "bearer_token_env_var", env_key, f"{label}.bearer_token_env_var", changes)
+    set_value(block, "url", url, f"{label}.url", changes, _plain)
+    set_value(
+        block, "bearer_token_env_var", env_key, f"{label}.bearer_token_env_var", changes, _plain
+    )
 
 
 def _table(doc: Any, parent: str, name: str, changes: list[Change]) -> Any:
@@ -125,18 +127,6 @@ def _table(doc: Any, parent: str, name: str, changes: list[Change]) -> Any:
         tables[name] = tomlkit.table()
         block = tables[name]
     return block
-
-
-def _set(container: Any, key: str, value: Any, label: str, changes: list[Change]) -> None:
-    """Sets (or, for None, removes) `key`, recording a Change when that changes anything."""
-    old = _plain(container[key]) if key in container else None
-    if old == value and type(old) is type(value):
-        return
-    if value is None:
-        del container[key]
-    else:
-        container[key] = value
-    changes.append(Change(label, old, value))
 
 
 def _plain(item: Any) -> Any:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -25,6 +26,26 @@ class Change:
     key: str  # dotted: "model", "model_providers.maestro.base_url", "env.ANTHROPIC_MODEL"
     old: Any  # None: was not there
     new: Any  # None: removed
+
+
+def set_value(
+    container: Any,
+    key: str,
+    value: Any,
+    label: str,
+    changes: list[Change],
+    read: Callable[[Any], Any] = lambda item: item,
+) -> None:
+    """Sets (or, for None, removes) `key` of a JSON object or TOML table, recording a Change
+    when that changes anything; `read` turns what the file holds into plain Python."""
+    old = read(container[key]) if key in container else None
+    if old == value and type(old) is type(value):
+        return
+    if value is None:
+        del container[key]
+    else:
+        container[key] = value
+    changes.append(Change(label, old, value))
 
 
 def json_object(text: str, not_json: str) -> dict[str, Any]:

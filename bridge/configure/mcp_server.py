@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from bridge.configure.config_file import Change, ConfigError
+from bridge.configure.config_file import Change, ConfigError, set_value
 
 MCP_SERVER_NAME = "maestro"
 MCP_PATH = "/mcp"
@@ -79,20 +79,7 @@ def merge_json_server(
             container = inner
         else:
             before = len(changes)
-            _set(container, last, value, f"{label}.{path}", changes)
+            set_value(container, last, value, f"{label}.{path}", changes)
             if parents and len(changes) > before and not container:
                 del entry[parents[0]]  # an empty `headers` left by our removal
     return changes
-
-
-def _set(
-    container: dict[str, Any], key: str, value: Any, label: str, changes: list[Change]
-) -> None:
-    old = container.get(key)
-    if old == value and type(old) is type(value):
-        return
-    if value is None:
-        del container[key]
-    else:
-        container[key] = value
-    changes.append(Change(label, old, value))
