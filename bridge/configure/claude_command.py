@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from pathlib import Path
 from typing import Any
 
 from bridge.configure.bridge_models import bridge_root, fetch_models, listed_model
@@ -26,7 +25,7 @@ from bridge.configure.claude_settings import (
     claude_config_dir,
     merge,
 )
-from bridge.configure.config_file import Change, ConfigError, read_config, write_config
+from bridge.configure.config_file import Change, merged_config, write_changes
 from bridge.configure.mcp_server import MCP_SERVER_NAME, TOOLS_OFF_NOTE, McpServer
 from bridge.configure.report import Secret, change_lines
 
@@ -80,15 +79,15 @@ def configure_claude(
         root, token, choice.model, choice.family_models, choice.context_window, small
     )
     path = claude_config_dir(environ) / "settings.json"
-    new, changes = _merged(path, "Claude Code's settings", lambda text: merge(text, settings))
+    new, changes = merged_config(path, "Claude Code's settings", lambda text: merge(text, settings))
     mcp = McpServer.of_bridge(root, api_key) if tools else None
     mcp_path = claude_global_file(environ)
     mcp_text, mcp_changes = "", list[Change]()  # no `--tools`: that file is left alone
     if mcp is not None:
-        mcp_text, mcp_changes = _merged(mcp_path, MCP_LABEL, lambda text: merge_mcp(text, mcp))
+        mcp_text, mcp_changes = merged_config(mcp_path, MCP_LABEL, lambda t: merge_mcp(t, mcp))
     stamp = now or datetime.now()
-    backup = _write(path, new, changes, dry_run, stamp, "Claude Code's settings")
-    mcp_backup = _write(mcp_path, mcp_text, mcp_changes, dry_run, stamp, MCP_LABEL)
+    backup = write_changes(path, new, changes, dry_run, stamp, "Claude Code's settings")
+    mcp_backup = write_changes(mcp_path, mcp_text, mcp_changes, dry_run, stamp, MCP_LABEL)
     outcome = Outcome(
         config=str(path),
         dry_run=dry_run,
@@ -121,25 +120,6 @@ def configure_claude(
 
 
 MCP_LABEL = "Claude Code's configuration"
-
-
-def _merged(path: Path, label: str, merge_text: Any) -> tuple[str, list[Change]]:
-    try:
-        text, changes = merge_text(read_config(path))
-    except ConfigError as exc:
-        raise ConfigError(f"{label} {path}: {exc}") from None
-    return text, changes
-
-
-def _write(
-    path: Path, text: str, changes: list[Change], dry_run: bool, now: datetime, label: str
-) -> Path | None:
-    if not changes or dry_run:
-        return None
-    try:
-        return write_config(path, text, now)
-    except ConfigError as exc:
-        raise ConfigError(f"{label} {path}: {exc}") from None
 
 
 def mcp_report_lines(outcome: Outcome, changes: list[Change]) -> list[str]:

@@ -125,3 +125,25 @@ def _free_backup_path(target: Path, now: datetime) -> Path:
         candidate = target.with_name(f"{target.name}.bak-{stamp}-{number}")
         number += 1
     return candidate
+
+
+def merged_config(
+    path: Path, label: str, merge: Callable[[str], tuple[str, list[Change]]]
+) -> tuple[str, list[Change]]:
+    """The file's text after `merge`, and what changed; a ConfigError names `label` and `path`."""
+    try:
+        return merge(read_config(path))
+    except ConfigError as exc:
+        raise ConfigError(f"{label} {path}: {exc}") from None
+
+
+def write_changes(
+    path: Path, text: str, changes: list[Change], dry_run: bool, now: datetime, label: str
+) -> Path | None:
+    """Writes `text` when something changed (and this is no dry run); the backup, if any."""
+    if not changes or dry_run:
+        return None
+    try:
+        return write_config(path, text, now)
+    except ConfigError as exc:
+        raise ConfigError(f"{label} {path}: {exc}") from None

@@ -14,11 +14,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from pathlib import Path
 from typing import Any
 
 from bridge.configure.bridge_models import bridge_root, fetch_models, listed_model
-from bridge.configure.config_file import Change, ConfigError, read_config, write_config
+from bridge.configure.config_file import Change, merged_config, write_changes
 from bridge.configure.gemini_choice import GeminiChoice, choose_gemini_model
 from bridge.configure.gemini_env import merge_env
 from bridge.configure.gemini_settings import gemini_dir, merge_settings
@@ -81,23 +80,23 @@ def configure_gemini(
     mcp = McpServer.of_bridge(root, api_key) if tools else None
     folder = gemini_dir(environ)
     env_path, settings_path = folder / ".env", folder / "settings.json"
-    env_text, env_changes = _merged(env_path, ENV_LABEL, lambda t: merge_env(t, values))
-    settings_text, settings_changes = _merged(
+    env_text, env_changes = merged_config(env_path, ENV_LABEL, lambda t: merge_env(t, values))
+    settings_text, settings_changes = merged_config(
         settings_path, SETTINGS_LABEL, lambda t: merge_settings(t, router, mcp)
     )
     stamp = now or datetime.now()
-    env_backup = _write(env_path, env_text, env_changes, dry_run, stamp, ENV_LABEL)
-    settings_backup = _write(
+    env_backup = write_changes(env_path, env_text, env_changes, dry_run, stamp, ENV_LABEL)
+    settings_backup = write_changes(
         settings_path, settings_text, settings_changes, dry_run, stamp, SETTINGS_LABEL
     )
     outcome = Outcome(
         config=str(env_path),
         dry_run=dry_run,
         written=bool(env_changes) and not dry_run,
-        backup=env_backup,
+        backup=None if env_backup is None else str(env_backup),
         settings=str(settings_path),
         settings_written=bool(settings_changes) and not dry_run,
-        settings_backup=settings_backup,
+        settings_backup=None if settings_backup is None else str(settings_backup),
         base_url=root,
         model=choice.model,
         editor_model=choice.editor_model,
@@ -109,26 +108,6 @@ def configure_gemini(
     )
     outcome.report = report_lines(outcome, choice, env_changes, settings_changes, environ)
     return outcome
-
-
-def _merged(path: Path, label: str, merge: Any) -> tuple[str, list[Change]]:
-    try:
-        text, changes = merge(read_config(path))
-    except ConfigError as exc:
-        raise ConfigError(f"{label} {path}: {exc}") from None
-    return text, changes
-
-
-def _write(
-    path: Path, text: str, changes: list[Change], dry_run: bool, now: datetime, label: str
-) -> str | None:
-    if not changes or dry_run:
-        return None
-    try:
-        backup = write_config(path, text, now)
-    except ConfigError as exc:
-        raise ConfigError(f"{label} {path}: {exc}") from None
-    return None if backup is None else str(backup)
 
 
 def report_lines(
