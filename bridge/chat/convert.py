@@ -1,4 +1,4 @@
-"""`messages` -> the editor's chat messages (pure functions).
+"""`messages` (wire.py's Structs) -> the editor's chat messages (pure functions).
 
 The editor has only user and assistant messages. As in the other dialects, system and developer
 text becomes user messages placed first; one that comes after the first assistant turn stays
@@ -6,18 +6,21 @@ where it is, as a labelled user message, so the model reads it at the point it w
 for. Tool messages become tool results in a user message; `normalise_tool_history` then pairs
 each call with its result, or turns an unpaired one into labelled text (as for Anthropic).
 Images come inline (`data:` URLs) or as a note; audio input is a 400 naming the part.
+
+A coding agent resends thousands of messages a turn: the loop below dispatches on each
+message's exact type and builds nothing but the editor's parts (an error's param is only
+spelled out when it is raised).
 """
 
 from __future__ import annotations
 
 import logging
-from typing import Literal
 
-from bridge.chat.protocol import (
+from bridge.chat.wire import (
     AssistantMessage,
     Content,
+    ContentPart,
     FileContent,
-    FunctionCall,
     FunctionMessage,
     ImageContent,
     Message,
@@ -27,6 +30,7 @@ from bridge.chat.protocol import (
     TextContent,
     ToolCall,
     ToolMessage,
+    UserMessage,
 )
 from bridge.core.backend import (
     ChatMessage,
@@ -36,7 +40,7 @@ from bridge.core.backend import (
     ToolCallPart,
     ToolResultPart,
 )
-from bridge.core.errors import invalid_request
+from bridge.core.errors import ApiError, invalid_request
 from bridge.core.history import normalise_tool_history
 from bridge.core.images import file_parts, image_part
 from bridge.core.tools import tool_input
@@ -60,137 +64,159 @@ def _other_parts(part: OtherContent, param: str) -> list[MessagePart]:
     return [TextPart(value=f"[content of type {part.type!r} not included]")]
 
 
+def _listed_parts(content: list[ContentPart], param: str) -> list[MessagePart]:
+    parts: list[MessagePart] = []
+    for index, part in enumerate(content):
+        kind = type(part)
+        if kind is TextContent:
+            if part.text:  # type: ignore[union-attr]
+                parts.append(TextPart(value=part.text))  # type: ignore[union-attr]
+        elif kind is RefusalContent:
+            if part.refusal:  # type: ignore[union-attr]
+                parts.append(TextPart(value=part.refusal))  # type: ignore[union-attr]
+        elif kind is ImageContent:
+            parts.append(image_part(part.image_url.url))  # type: ignore[union-attr]
+        elif kind is FileContent:
+            file = part.file  # type: ignore[union-attr]
+            parts.extend(file_parts(file.filename, file.file_data, file.file_id, None))
+        else:  # OtherContent: only the exact path lets one through
+            parts.extend(_other_parts(part, f"{param}[{index}]"))  # type: ignore[arg-type]
+    return parts
+
+
 def content_parts(content: Content | None, param: str) -> list[MessagePart]:
     """A user, system or tool message's content (a string or parts) -> the editor's parts."""
     if content is None or isinstance(content, str):
         return [TextPart(value=content)] if content else []
-    parts: list[MessagePart] = []
-    for index, part in enumerate(content):
-        where = f"{param}[{index}]"
-        if isinstance(part, TextContent):
-            parts.extend([TextPart(value=part.text)] if part.text else [])
-        elif isinstance(part, RefusalContent):
-            parts.extend([TextPart(value=part.refusal)] if part.refusal else [])
-        elif isinstance(part, ImageContent):
-            parts.append(image_part(part.image_url.url))
-        elif isinstance(part, FileContent):
-            file = part.file
-            parts.extend(file_parts(file.filename, file.file_data, file.file_id, None))
-        else:
-            parts.extend(_other_parts(part, where))
-    return parts
+    return _listed_parts(content, param)
 
 
 def _assistant_text(content: Content | None, param: str) -> list[MessagePart]:
     """What an assistant wrote: text and refusals; anything else is only noted (providers take
     no images from the assistant)."""
-    parts = content_parts(content, param)
-    return [p if isinstance(p, TextPart) else TextPart(value=ASSISTANT_DATA_NOTE) for p in parts]
+    if content is None or isinstance(content, str):
+        return [TextPart(value=content)] if content else []
+    parts = _listed_parts(content, param)
+    return [p if type(p) is TextPart else TextPart(value=ASSISTANT_DATA_NOTE) for p in parts]
 
 
-def _call_part(call: ToolCall, param: str) -> ToolCallPart:
-    if call.type == "custom" and call.custom is not None:
-        # A custom tool's call carries free text; the editor's calls carry an object
-        # (tools.py offers custom tools with one string property `input`).
-        return ToolCallPart(
-            callId=call.id, name=call.custom.name, input={"input": call.custom.input}
-        )
-    if call.function is None:
-        kind = "custom" if call.type == "custom" else "function"
-        raise invalid_request(
-            f"`{param}.{kind}` is required in a tool call of type {kind}.",
-            param=f"{param}.{kind}",
-            code="missing_required_parameter",
-        )
-    return ToolCallPart(
-        callId=call.id, name=call.function.name, input=tool_input(call.function.arguments)
+def _missing_call(call: ToolCall, param: str) -> ApiError:
+    kind = "custom" if call.type == "custom" else "function"
+    return invalid_request(
+        f"`{param}.{kind}` is required in a tool call of type {kind}.",
+        param=f"{param}.{kind}",
+        code="missing_required_parameter",
     )
 
 
-class _Conversation:
-    """The editor's messages as they are built: preamble (system text) first, then the rest."""
-
-    def __init__(self) -> None:
-        self.preamble: list[ChatMessage] = []
-        self.messages: list[ChatMessage] = []
-        self.answered = False  # an assistant message came already
-        self.results_open = False  # the last message holds tool results: more may join it
-        # Legacy `function_call`s waiting for their `function` message, by function name.
-        self.legacy_calls: dict[str, list[str]] = {}
-
-    def add(self, role: str, parts: list[MessagePart], *, results: bool = False) -> None:
-        if not parts:
-            return
-        last = self.messages[-1] if self.messages else None
-        if role == "assistant" and last is not None and last.role == "assistant":
-            # Consecutive assistant messages read as one turn: tool calls split over two
-            # still pair with the results after them.
-            last.content.extend(parts)
-        elif results and self.results_open and last is not None:
-            last.content.extend(parts)
-        else:
-            editor_role: Literal["user", "assistant"] = (
-                "assistant" if role == "assistant" else "user"
-            )
-            self.messages.append(ChatMessage(role=editor_role, content=parts))
-        self.results_open = results
-        self.answered = self.answered or role == "assistant"
-
-    def system(self, message: SystemMessage, param: str) -> None:
-        parts = content_parts(message.content, f"{param}.content")
-        if not parts:
-            return
-        if self.answered:
-            self.add("user", [TextPart(value=LABELS[message.role]), *parts])
-        else:
-            self.preamble.append(ChatMessage(role="user", content=parts))
-
-    def assistant(self, message: AssistantMessage, param: str, index: int) -> None:
-        parts = _assistant_text(message.content, f"{param}.content")
-        if message.refusal:
-            parts.append(TextPart(value=message.refusal))
-        for number, call in enumerate(message.tool_calls or []):
-            parts.append(_call_part(call, f"{param}.tool_calls[{number}]"))
-        if message.function_call is not None:
-            parts.append(self._legacy_call(message.function_call, index))
-        self.add("assistant", parts)
-
-    def _legacy_call(self, call: FunctionCall, index: int) -> ToolCallPart:
-        call_id = f"function_call_{index}"
-        self.legacy_calls.setdefault(call.name, []).append(call_id)
-        return ToolCallPart(callId=call_id, name=call.name, input=tool_input(call.arguments))
-
-    def tool(self, message: ToolMessage, param: str) -> None:
-        parts = content_parts(message.content, f"{param}.content")
-        content = [p for p in parts if isinstance(p, (TextPart, DataPart))]
-        result = ToolResultPart(
-            callId=message.tool_call_id, content=content or [TextPart(value="")]
+def _call_parts(calls: list[ToolCall], index: int, parts: list[MessagePart]) -> None:
+    """Each tool call of message `index`, appended to `parts`."""
+    append = parts.append
+    for number, call in enumerate(calls):
+        custom = call.custom
+        if custom is not None and call.type == "custom":
+            # A custom tool's call carries free text; the editor's calls carry an object
+            # (tools.py offers custom tools with one string property `input`).
+            append(ToolCallPart(callId=call.id, name=custom.name, input={"input": custom.input}))
+            continue
+        function = call.function
+        if function is None:
+            raise _missing_call(call, f"messages[{index}].tool_calls[{number}]")
+        append(
+            ToolCallPart(callId=call.id, name=function.name, input=tool_input(function.arguments))
         )
-        self.add("tool", [result], results=True)
 
-    def function(self, message: FunctionMessage) -> None:
-        waiting = self.legacy_calls.get(message.name)
-        call_id = waiting.pop(0) if waiting else f"function_{message.name}"
-        result = ToolResultPart(callId=call_id, content=[TextPart(value=message.content or "")])
-        self.add("tool", [result], results=True)
+
+def _assistant_parts(
+    message: AssistantMessage, index: int, legacy_calls: dict[str, list[str]]
+) -> list[MessagePart]:
+    parts = _assistant_text(message.content, f"messages[{index}].content")
+    if message.refusal:
+        parts.append(TextPart(value=message.refusal))
+    if message.tool_calls:
+        _call_parts(message.tool_calls, index, parts)
+    legacy = message.function_call
+    if legacy is not None:
+        call_id = f"function_call_{index}"
+        legacy_calls.setdefault(legacy.name, []).append(call_id)
+        parts.append(
+            ToolCallPart(callId=call_id, name=legacy.name, input=tool_input(legacy.arguments))
+        )
+    return parts
+
+
+def _function_result(
+    message: FunctionMessage, legacy_calls: dict[str, list[str]]
+) -> ToolResultPart:
+    waiting = legacy_calls.get(message.name)
+    call_id = waiting.pop(0) if waiting else f"function_{message.name}"
+    return ToolResultPart(callId=call_id, content=[TextPart(value=message.content or "")])
+
+
+def _tool_result(message: ToolMessage, index: int) -> ToolResultPart:
+    content = message.content
+    if isinstance(content, str):  # empty or not: one text part
+        return ToolResultPart(callId=message.tool_call_id, content=[TextPart(value=content)])
+    parts = _listed_parts(content, f"messages[{index}].content")
+    kept: list[TextPart | DataPart] = [
+        p for p in parts if type(p) is TextPart or type(p) is DataPart
+    ]
+    return ToolResultPart(callId=message.tool_call_id, content=kept or [TextPart(value="")])
 
 
 def to_chat_messages(messages: list[Message]) -> list[ChatMessage]:
     """The whole conversation, system text first, in the editor's shape (not yet paired)."""
-    conversation = _Conversation()
+    preamble: list[ChatMessage] = []
+    out: list[ChatMessage] = []
+    append = out.append
+    last: ChatMessage | None = None  # out[-1]
+    answered = False  # an assistant message came already
+    results_open = False  # the last message holds tool results: more may join it
+    # Legacy `function_call`s waiting for their `function` message, by function name.
+    legacy_calls: dict[str, list[str]] = {}
     for index, message in enumerate(messages):
-        param = f"messages[{index}]"
-        if isinstance(message, SystemMessage):
-            conversation.system(message, param)
-        elif isinstance(message, AssistantMessage):
-            conversation.assistant(message, param, index)
-        elif isinstance(message, ToolMessage):
-            conversation.tool(message, param)
-        elif isinstance(message, FunctionMessage):
-            conversation.function(message)
-        else:
-            conversation.add("user", content_parts(message.content, f"{param}.content"))
-    return conversation.preamble + conversation.messages
+        result: ToolResultPart | None = None
+        if type(message) is ToolMessage:
+            result = _tool_result(message, index)
+        elif type(message) is FunctionMessage:
+            result = _function_result(message, legacy_calls)
+        if result is not None:
+            if results_open and last is not None:
+                last.content.append(result)
+            else:
+                last = ChatMessage(role="user", content=[result])
+                append(last)
+            results_open = True
+            continue
+        if type(message) is AssistantMessage:
+            parts = _assistant_parts(message, index, legacy_calls)
+            if not parts:
+                continue
+            if last is not None and last.role == "assistant":
+                # Consecutive assistant messages read as one turn: tool calls split over two
+                # still pair with the results after them.
+                last.content.extend(parts)
+            else:
+                last = ChatMessage(role="assistant", content=parts)
+                append(last)
+            answered = True
+        elif type(message) is UserMessage:
+            parts = content_parts(message.content, f"messages[{index}].content")
+            if not parts:
+                continue
+            last = ChatMessage(role="user", content=parts)
+            append(last)
+        elif isinstance(message, SystemMessage):  # a developer message too
+            parts = content_parts(message.content, f"messages[{index}].content")
+            if not parts:
+                continue
+            if not answered:
+                preamble.append(ChatMessage(role="user", content=parts))
+                continue  # the preamble leaves the open tool results open
+            last = ChatMessage(role="user", content=[TextPart(value=LABELS[message.role]), *parts])
+            append(last)
+        results_open = False
+    return preamble + out if preamble else out
 
 
 def editor_messages(messages: list[Message]) -> list[ChatMessage]:

@@ -13,8 +13,9 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from bridge.chat.protocol import CompletionRequest
+from bridge.chat import protocol
 from bridge.chat.stop import stop_sequences
+from bridge.chat.wire import CompletionRequest
 from bridge.core.chat_request import RequestOptions
 from bridge.core.errors import unsupported_parameter
 from bridge.core.key_names import shown_keys
@@ -97,6 +98,13 @@ def model_options(request: CompletionRequest) -> RequestOptions:
     )
 
 
+def log_ignored_keys(request: CompletionRequest) -> None:
+    """`log_ignored` for a body read on the fast path (which has no unknown keys)."""
+    ignored = [key for key in IGNORED_KEYS if getattr(request, key) is not None]
+    if ignored:
+        log.debug("Accepted and ignored: %s", shown_keys(ignored))
+
+
 def log_ignored(body: dict[str, Any]) -> None:
     """One debug line naming what was accepted without effect (names only: values may be
     personal, such as `user` or `safety_identifier`)."""
@@ -106,7 +114,7 @@ def log_ignored(body: dict[str, Any]) -> None:
         ignored += [f"stream_options.{k}" for k in options if k != "include_usage"]
     if ignored:
         log.debug("Accepted and ignored: %s", shown_keys(ignored))
-    known = set(CompletionRequest.model_fields) | set(IGNORED_KEYS)
+    known = set(protocol.CompletionRequest.model_fields) | set(IGNORED_KEYS)
     unknown = [str(key) for key in body if key not in known]
     if unknown:
         log.debug("Unknown keys ignored: %s", shown_keys(unknown))

@@ -7,19 +7,20 @@ The request side (wire models and conversion) builds it with `parse_completion_r
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from bridge.chat.convert import editor_messages
-from bridge.chat.options import log_ignored, model_options, refuse_unsupported
-from bridge.chat.protocol import ROLES, CompletionRequest
+from bridge.chat.exact import check_roles, parse_completion_request
+from bridge.chat.options import model_options, refuse_unsupported
 from bridge.chat.response_format import requested_format
 from bridge.chat.stop import stop_sequences
 from bridge.chat.tools import plan_tools
+from bridge.chat.wire import CompletionRequest
 from bridge.core.backend import ChatRequest, ModelInfo
 from bridge.core.chat_request import editor_chat
 from bridge.core.errors import invalid_request
 from bridge.core.structured_output import OutputFormat
-from bridge.core.validation_errors import json_object, validated
+
+__all__ = ["CompletionPlan", "check_roles", "parse_completion_request", "plan_completion"]
 
 JUSTIFICATION = "A Chat Completions client (such as Aider) asked Maestro Bridge for this answer."
 
@@ -36,28 +37,6 @@ class CompletionPlan:
     input_tokens: int | None = None  # counted by the editor before sending, when it was
     # JSON the client asked for (`response_format`); `checked_format` adds its checker.
     output_format: OutputFormat | None = None
-
-
-def parse_completion_request(body: Any) -> CompletionRequest:
-    """Validate a decoded JSON body; raises ApiError (400) naming the offending param."""
-    body = json_object(body, ("model", "messages"))
-    check_roles(body["messages"])
-    request = validated(body, CompletionRequest)
-    log_ignored(body)
-    return request
-
-
-def check_roles(messages: Any) -> None:
-    """400 naming `messages[i].role` when a message has no role the dialect knows."""
-    if not isinstance(messages, list):
-        return  # the model's validation names it
-    for index, message in enumerate(messages):
-        if isinstance(message, dict) and message.get("role") not in ROLES:
-            raise invalid_request(
-                f"Invalid value for `messages[{index}].role`: expected one of {', '.join(ROLES)}.",
-                param=f"messages[{index}].role",
-                code="invalid_value",
-            )
 
 
 def plan_completion(request: CompletionRequest, model: ModelInfo) -> CompletionPlan:

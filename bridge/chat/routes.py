@@ -9,14 +9,15 @@ from __future__ import annotations
 
 from aiohttp import web
 
+from bridge.chat.body import read_request
 from bridge.chat.chunks import fold_completion
 from bridge.chat.frames import sse_frames
-from bridge.chat.prepare import prepare_completion
+from bridge.chat.prepare import prepare_request
 from bridge.chat.stream import completion_chunks
-from bridge.core.request_limits import check_request_shape, takes_model_slot
+from bridge.core.request_limits import takes_model_slot
 from bridge.http import error_shapes
 from bridge.http.app_keys import BACKEND, SETTINGS
-from bridge.http.json_body import read_json, strict_json_response
+from bridge.http.json_body import strict_json_response
 from bridge.http.sse_response import stream_events
 
 PREFIXES = ("/v1/chat/completions", "/chat/completions")
@@ -25,10 +26,9 @@ PREFIXES = ("/v1/chat/completions", "/chat/completions")
 async def create_completion(request: web.Request) -> web.StreamResponse:
     backend = request.app[BACKEND]
     settings = request.app[SETTINGS]
-    body = await read_json(request)
-    check_request_shape(body, settings.limits, items="messages")
+    body = await read_request(request, settings.limits)
     check_seconds = settings.limits.answerCheckSeconds
-    plan = await prepare_completion(backend, body, settings.model_names(), check_seconds)
+    plan = await prepare_request(backend, body, settings.model_names(), check_seconds)
     if not plan.stream:
         batches = completion_chunks(backend, plan, check_seconds=check_seconds, raise_failures=True)
         return strict_json_response(fold_completion([c async for batch in batches for c in batch]))
