@@ -21,6 +21,7 @@ from bridge.chat.wire import (
     Content,
     ContentPart,
     FileContent,
+    FunctionCall,
     FunctionMessage,
     ImageContent,
     Message,
@@ -40,7 +41,7 @@ from bridge.core.backend import (
     ToolCallPart,
     ToolResultPart,
 )
-from bridge.core.errors import ApiError, invalid_request
+from bridge.core.errors import invalid_request
 from bridge.core.history import normalise_tool_history
 from bridge.core.images import file_parts, image_part
 from bridge.core.tools import tool_input
@@ -100,49 +101,31 @@ def _assistant_text(content: Content | None, param: str) -> list[MessagePart]:
     return [p if type(p) is TextPart else TextPart(value=ASSISTANT_DATA_NOTE) for p in parts]
 
 
-def _missing_call(call: ToolCall, param: str) -> ApiError:
-    kind = "custom" if call.type == "custom" else "function"
-    return invalid_request(
-        f"`{param}.{kind}` is required in a tool call of type {kind}.",
-        param=f"{param}.{kind}",
-        code="missing_required_parameter",
+def _call_part(call: ToolCall, param: str) -> ToolCallPart:
+    if call.type == "custom" and call.custom is not None:
+        # A custom tool's call carries free text; the editor's calls carry an object
+        # (tools.py offers custom tools with one string property `input`).
+        return ToolCallPart(
+            callId=call.id, name=call.custom.name, input={"input": call.custom.input}
+        )
+    if call.function is None:
+        kind = "custom" if call.type == "custom" else "function"
+        raise invalid_request(
+            f"`{param}.{kind}` is required in a tool call of type {kind}.",
+            param=f"{param}.{kind}",
+            code="missing_required_parameter",
+        )
+    return ToolCallPart(
+        callId=call.id, name=call.function.name, input=tool_input(call.function.arguments)
     )
 
 
-def _call_parts(calls: list[ToolCall], index: int, parts: list[MessagePart]) -> None:
-    """Each tool call of message `index`, appended to `parts`."""
-    append = parts.append
-    for number, call in enumerate(calls):
-        custom = call.custom
-        if custom is not None and call.type == "custom":
-            # A custom tool's call carries free text; the editor's calls carry an object
-            # (tools.py offers custom tools with one string property `input`).
-            append(ToolCallPart(callId=call.id, name=custom.name, input={"input": custom.input}))
-            continue
-        function = call.function
-        if function is None:
-            raise _missing_call(call, f"messages[{index}].tool_calls[{number}]")
-        append(
-            ToolCallPart(callId=call.id, name=function.name, input=tool_input(function.arguments))
-        )
-
-
-def _assistant_parts(
-    message: AssistantMessage, index: int, legacy_calls: dict[str, list[str]]
-) -> list[MessagePart]:
-    parts = _assistant_text(message.content, f"messages[{index}].content")
-    if message.refusal:
-        parts.append(TextPart(value=message.refusal))
-    if message.tool_calls:
-        _call_parts(message.tool_calls, index, parts)
-    legacy = message.function_call
-    if legacy is not None:
-        call_id = f"function_call_{index}"
-        legacy_calls.setdefault(legacy.name, []).append(call_id)
-        parts.append(
-            ToolCallPart(callId=call_id, name=legacy.name, input=tool_input(legacy.arguments))
-        )
-    return parts
+def _legacy_call(
+    call: FunctionCall, index: int, legacy_calls: dict[str, list[str]]
+) -> ToolCallPart:
+    call_id = f"function_call_{index}"
+    legacy_calls.setdefault(call.name, []).append(call_id)
+    return ToolCallPart(callId=call_id, name=call.name, input=tool_input(call.arguments))
 
 
 def _function_result(
@@ -153,11 +136,8 @@ def _function_result(
     return ToolResultPart(callId=call_id, content=[TextPart(value=message.content or "")])
 
 
-def _tool_result(message: ToolMessage, index: int) -> ToolResultPart:
-    content = message.content
-    if isinstance(content, str):  # empty or not: one text part
-        return ToolResultPart(callId=message.tool_call_id, content=[TextPart(value=content)])
-    parts = _listed_parts(content, f"messages[{index}].content")
+def _listed_result(message: ToolMessage, index: int) -> ToolResultPart:
+    parts = content_parts(message.content, f"messages[{index}].content")
     kept: list[TextPart | DataPart] = [
         p for p in parts if type(p) is TextPart or type(p) is DataPart
     ]
@@ -165,7 +145,10 @@ def _tool_result(message: ToolMessage, index: int) -> ToolResultPart:
 
 
 def to_chat_messages(messages: list[Message]) -> list[ChatMessage]:
-    """The whole conversation, system text first, in the editor's shape (not yet paired)."""
+    """The whole conversation, system text first, in the editor's shape (not yet paired).
+
+    One pass; the shapes agents resend by the thousand (text content, function calls, text
+    results) are built inline, anything else by the helpers above."""
     preamble: list[ChatMessage] = []
     out: list[ChatMessage] = []
     append = out.append
@@ -175,9 +158,14 @@ def to_chat_messages(messages: list[Message]) -> list[ChatMessage]:
     # Legacy `function_call`s waiting for their `function` message, by function name.
     legacy_calls: dict[str, list[str]] = {}
     for index, message in enumerate(messages):
+        parts: list[MessagePart]
         result: ToolResultPart | None = None
         if type(message) is ToolMessage:
-            result = _tool_result(message, index)
+            if type(message.content) is str:  # empty or not: one text part
+                text = TextPart(value=message.content)
+                result = ToolResultPart(callId=message.tool_call_id, content=[text])
+            else:
+                result = _listed_result(message, index)
         elif type(message) is FunctionMessage:
             result = _function_result(message, legacy_calls)
         if result is not None:
@@ -186,10 +174,32 @@ def to_chat_messages(messages: list[Message]) -> list[ChatMessage]:
             else:
                 last = ChatMessage(role="user", content=[result])
                 append(last)
-            results_open = True
+                results_open = True
             continue
         if type(message) is AssistantMessage:
-            parts = _assistant_parts(message, index, legacy_calls)
+            content = message.content
+            if type(content) is str:
+                parts = [TextPart(value=content)] if content else []
+            else:
+                parts = _assistant_text(content, f"messages[{index}].content")
+            if message.refusal:
+                parts.append(TextPart(value=message.refusal))
+            calls = message.tool_calls
+            if calls:
+                for number, call in enumerate(calls):
+                    function = call.function
+                    if call.custom is None and function is not None:
+                        parts.append(
+                            ToolCallPart(
+                                callId=call.id,
+                                name=function.name,
+                                input=tool_input(function.arguments),
+                            )
+                        )
+                    else:
+                        parts.append(_call_part(call, f"messages[{index}].tool_calls[{number}]"))
+            if message.function_call is not None:
+                parts.append(_legacy_call(message.function_call, index, legacy_calls))
             if not parts:
                 continue
             if last is not None and last.role == "assistant":
@@ -201,9 +211,15 @@ def to_chat_messages(messages: list[Message]) -> list[ChatMessage]:
                 append(last)
             answered = True
         elif type(message) is UserMessage:
-            parts = content_parts(message.content, f"messages[{index}].content")
-            if not parts:
-                continue
+            content = message.content
+            if type(content) is str:
+                if not content:
+                    continue
+                parts = [TextPart(value=content)]
+            else:
+                parts = content_parts(content, f"messages[{index}].content")
+                if not parts:
+                    continue
             last = ChatMessage(role="user", content=parts)
             append(last)
         elif isinstance(message, SystemMessage):  # a developer message too
@@ -213,7 +229,8 @@ def to_chat_messages(messages: list[Message]) -> list[ChatMessage]:
             if not answered:
                 preamble.append(ChatMessage(role="user", content=parts))
                 continue  # the preamble leaves the open tool results open
-            last = ChatMessage(role="user", content=[TextPart(value=LABELS[message.role]), *parts])
+            label = TextPart(value=LABELS[message.role])
+            last = ChatMessage(role="user", content=[label, *parts])
             append(last)
         results_open = False
     return preamble + out if preamble else out
