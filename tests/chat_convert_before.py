@@ -1,12 +1,8 @@
-"""`messages` -> the editor's chat messages (pure functions).
+"""The Chat Completions conversion as it was before the fast path (pydantic models in), kept
+unchanged as the reference of tests/test_chat_fast_path.py: the new one (bridge/chat/convert.py,
+over wire.py's Structs) must give the same messages for every body.
 
-The editor has only user and assistant messages. As in the other dialects, system and developer
-text becomes user messages placed first; one that comes after the first assistant turn stays
-where it is, as a labelled user message, so the model reads it at the point it was written
-for. Tool messages become tool results in a user message; `normalise_tool_history` then pairs
-each call with its result, or turns an unpaired one into labelled text (as for Anthropic).
-Images come inline (`data:` URLs) or as a note; audio input is a 400 naming the part.
-"""
+Its original docstring: `messages` -> the editor's chat messages (pure functions)."""
 
 from __future__ import annotations
 
