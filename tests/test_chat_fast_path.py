@@ -18,6 +18,7 @@ from typing import Any
 import chat_convert_before
 import pytest
 import requests
+from chat_http import HELLO, make_client
 from conftest import BridgeServer, running_bridge_server
 from hypothesis import HealthCheck, given, settings
 from test_chat_completions_request_fuzz import bodies
@@ -233,6 +234,22 @@ ORDINARY: dict[str, dict[str, Any]] = {
             {"role": "user", "content": [{"type": "file", "file": {"file_data": "aGk="}}]},
         ],
     },
+    "an answer sent back as the SDK dumps it": {
+        "model": "sim-echo",
+        "messages": [
+            {"role": "user", "content": "hi"},
+            {
+                "role": "assistant",
+                "content": "hello",
+                "refusal": None,
+                "annotations": [],
+                "reasoning_content": "The user greets.",
+                "function_call": None,
+                "tool_calls": None,
+            },
+            {"role": "user", "content": "bye"},
+        ],
+    },
     "late system and developer text": {
         "model": "sim-echo",
         "messages": [
@@ -302,6 +319,12 @@ ODD: dict[str, bytes] = {
     "deep in a message's unknown key": dumps(
         {"model": "m", "messages": [{"role": "user", "content": "x", "y": _deep(150)}]}
     ),
+    "annotations listed": dumps(
+        _with(messages=[{"role": "assistant", "content": "x", "annotations": [{"a": 1}]}])
+    ),
+    "a reasoning content that is not text": dumps(
+        _with(messages=[{"role": "assistant", "content": "x", "reasoning_content": [_deep(150)]}])
+    ),
     "an unknown top-level key": dumps(_with(reasoning={"effort": "low"})),
     "an unknown key in a message": dumps(
         {"model": "m", "messages": [{"role": "user", "content": "x", "cache_control": {}}]}
@@ -360,6 +383,8 @@ def test_odd_bodies_get_todays_answer(name: str) -> None:
         "deep in an unknown key",
         "deep in a message's unknown key",
         "an unknown key in a message",
+        "annotations listed",
+        "a reasoning content that is not text",
     ],
 )
 def test_what_msgspec_would_skip_unchecked_goes_to_the_exact_path(name: str) -> None:
@@ -435,3 +460,25 @@ def test_a_bench_history_is_answered_by_serve(server: BridgeServer) -> None:
     response = requests.post(f"{server.base_url}/chat/completions", json=body, timeout=30)
     assert response.status_code == 200, response.text
     assert response.json()["choices"][0]["message"]["content"]
+
+
+EXACT_PATH_LINE = "Chat Completions body read on the exact path"
+
+
+def test_the_sdk_sending_back_its_answer_takes_the_fast_path_in_serve() -> None:
+    """The openai SDK, resending the answer it parsed (the common tool loop), is read on the
+    fast path by a real `serve` (its debug log names each body read on the exact path)."""
+    with running_bridge_server(env={"MAESTRO_BRIDGE_LOG_LEVEL": "DEBUG"}) as debug_server:
+        client = make_client(debug_server)
+        messages: list[Any] = [{"role": "developer", "content": "Be brief."}, *HELLO]
+        answer = client.chat.completions.create(model="sim-echo", messages=messages)
+        messages += [answer.choices[0].message, {"role": "user", "content": "Again?"}]
+        again = client.chat.completions.create(model="sim-echo", messages=messages, seed=1)
+        assert again.choices[0].message.content
+        assert EXACT_PATH_LINE not in debug_server.stderr_text()
+        # The line is there when the exact path reads a body.
+        odd = requests.post(
+            f"{debug_server.base_url}/chat/completions", data=ODD["annotations listed"], timeout=30
+        )
+        assert odd.status_code == 200, odd.text
+        assert EXACT_PATH_LINE in debug_server.stderr_text()

@@ -107,6 +107,11 @@ class AssistantMessage(_Wire, tag_field="role", tag="assistant"):
     tool_calls: list[ToolCall] | None = None
     function_call: FunctionCall | None = None  # the legacy single call
     name: str | None = None
+    # Ignored, as by the exact path: the keys of the bridge's own answer (chunks.py) that a
+    # client sends back with the message. Typed so that their depth needs no check: other
+    # values (annotations listed) are left to the exact path.
+    annotations: Annotated[list[Any], Meta(max_length=0)] | None = None
+    reasoning_content: str | None = None
 
 
 class ToolMessage(_Wire, tag_field="role", tag="tool"):
