@@ -15,6 +15,7 @@ spelled out when it is raised).
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 
 from bridge.chat.wire import (
     AssistantMessage,
@@ -65,23 +66,22 @@ def _other_parts(part: OtherContent, param: str) -> list[MessagePart]:
     return [TextPart(value=f"[content of type {part.type!r} not included]")]
 
 
-def _listed_parts(content: list[ContentPart], param: str) -> list[MessagePart]:
+def _listed_parts(content: Sequence[ContentPart | OtherContent], param: str) -> list[MessagePart]:
     parts: list[MessagePart] = []
     for index, part in enumerate(content):
-        kind = type(part)
-        if kind is TextContent:
-            if part.text:  # type: ignore[union-attr]
-                parts.append(TextPart(value=part.text))  # type: ignore[union-attr]
-        elif kind is RefusalContent:
-            if part.refusal:  # type: ignore[union-attr]
-                parts.append(TextPart(value=part.refusal))  # type: ignore[union-attr]
-        elif kind is ImageContent:
-            parts.append(image_part(part.image_url.url))  # type: ignore[union-attr]
-        elif kind is FileContent:
-            file = part.file  # type: ignore[union-attr]
+        if type(part) is TextContent:
+            if part.text:
+                parts.append(TextPart(value=part.text))
+        elif type(part) is RefusalContent:
+            if part.refusal:
+                parts.append(TextPart(value=part.refusal))
+        elif type(part) is ImageContent:
+            parts.append(image_part(part.image_url.url))
+        elif type(part) is FileContent:
+            file = part.file
             parts.extend(file_parts(file.filename, file.file_data, file.file_id, None))
-        else:  # OtherContent: only the exact path lets one through
-            parts.extend(_other_parts(part, f"{param}[{index}]"))  # type: ignore[arg-type]
+        elif type(part) is OtherContent:  # only the exact path lets one through
+            parts.extend(_other_parts(part, f"{param}[{index}]"))
     return parts
 
 
