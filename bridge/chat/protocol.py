@@ -4,6 +4,10 @@ Messages are told apart by `role`, content parts by `type`; a part of a type the
 not know is kept as `OtherContent` (convert.py makes it a note, or a 400 for audio). Tools,
 `tool_choice` and `response_format` stay plain objects here: tools.py and response_format.py
 read them and name the offending param when one is wrong.
+
+These models are the exact path (exact.py): they read any body the fast path (body.py, the
+msgspec Structs of wire.py) leaves to them, and phrase its 400; what they accept is handed on
+as the Structs, which the conversion reads.
 """
 
 from __future__ import annotations
