@@ -21,7 +21,8 @@ from __future__ import annotations
 import json
 import logging
 from collections import defaultdict, deque
-from dataclasses import replace
+
+from msgspec.structs import replace
 
 from bridge.core.backend import ChatMessage, MessagePart, TextPart, ToolCallPart, ToolResultPart
 

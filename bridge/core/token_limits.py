@@ -24,7 +24,8 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Awaitable, Callable
-from dataclasses import replace
+
+from msgspec.structs import replace
 
 from bridge.core.backend import (
     Backend,
