@@ -62,8 +62,34 @@ def _full_rules(
         return history.normalise_tool_history(conversation)
 
 
+@st.composite
+def turns(draw: st.DrawFn) -> list[ChatMessage]:
+    """Turns as clients send them (results after their calls), with the odd change: a result
+    moved, repeated, missing or extra, an id reused, text in between."""
+    made: list[ChatMessage] = []
+    for _ in range(draw(st.integers(1, 4))):
+        turn_ids = draw(st.lists(ids, min_size=1, max_size=3))
+        turn_calls = [ToolCallPart(callId=i, name="f") for i in turn_ids]
+        made.append(
+            ChatMessage(
+                role="assistant", content=[*draw(st.lists(text_parts, max_size=1)), *turn_calls]
+            )
+        )
+        answers: list[TextPart | ToolResultPart] = [
+            ToolResultPart(callId=i, content=[TextPart(value="ok")]) for i in turn_ids
+        ]
+        if draw(st.booleans()):
+            answers = draw(st.permutations(answers))
+        answers += draw(st.lists(results | text_parts, max_size=2))
+        split = draw(st.integers(0, len(answers)))
+        made.append(ChatMessage(role="user", content=answers[:split]))
+        if draw(st.booleans()):
+            made.append(ChatMessage(role="user", content=answers[split:]))
+    return made
+
+
 @settings(max_examples=400, deadline=None)
-@given(conversation=st.lists(messages, max_size=8))
+@given(conversation=st.lists(messages, max_size=8) | turns())
 def test_the_shortcut_changes_nothing(conversation: list[ChatMessage]) -> None:
     with pytest.MonkeyPatch.context() as monkeypatch:
         expected = _full_rules(conversation, monkeypatch)
