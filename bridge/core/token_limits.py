@@ -39,7 +39,7 @@ from bridge.core.backend import (
     ToolResultPart,
 )
 from bridge.core.errors import ApiError
-from bridge.core.image_tokens import messages_image_tokens
+from bridge.core.image_tokens import data_part_tokens, messages_image_tokens
 
 log = logging.getLogger(__name__)
 
@@ -51,19 +51,34 @@ _as_text = json.JSONEncoder(ensure_ascii=False).encode
 
 def input_text(chat: ChatRequest) -> str:
     """What the model reads, as text for the token counter: messages, then the tools."""
+    return _text_and_images(chat)[0]
+
+
+def _text_and_images(chat: ChatRequest) -> tuple[str, int]:
+    """The counted text and the images' estimate (bridge/core/image_tokens.py), in one pass
+    over every part: a long history is thousands of them, on every request."""
     texts: list[str] = []
+    add = texts.append
+    images = 0
     for message in chat.messages:
         for part in message.content:
-            if isinstance(part, TextPart):
-                texts.append(part.value)
-            elif isinstance(part, ToolCallPart):
-                texts.append(f"{part.name} {_as_text(part.input)}")
-            elif isinstance(part, ToolResultPart):
-                texts.extend(p.value for p in part.content if isinstance(p, TextPart))
+            kind = type(part)
+            if kind is TextPart:
+                add(part.value)  # type: ignore[union-attr]
+            elif kind is ToolResultPart:
+                for inner in part.content:  # type: ignore[union-attr]
+                    if type(inner) is TextPart:
+                        add(inner.value)
+                    else:
+                        images += data_part_tokens(inner)  # type: ignore[arg-type]
+            elif kind is ToolCallPart:
+                add(f"{part.name} {_as_text(part.input)}")  # type: ignore[union-attr]
+            else:
+                images += data_part_tokens(part)  # type: ignore[arg-type]
     for tool in chat.tools:
         schema = _as_text(tool.inputSchema) if tool.inputSchema else ""
-        texts.append(f"{tool.name} {tool.description} {schema}")
-    return "\n".join(texts)
+        add(f"{tool.name} {tool.description} {schema}")
+    return "\n".join(texts), images
 
 
 async def chat_input_tokens(backend: Backend, chat: ChatRequest) -> int:
@@ -84,8 +99,7 @@ async def check_context_length(
     """400 `context_length_exceeded` (naming `param`, the dialect's input field) when the
     input cannot fit; the count, when one was made."""
     window = model.maxInputTokens
-    text = input_text(chat)
-    images = messages_image_tokens(chat.messages)
+    text, images = _text_and_images(chat)
     if window <= 0 or _bytes(text) + images <= window:
         return None  # unknown window, or it fits for certain
     try:
