@@ -24,7 +24,9 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Awaitable, Callable
+from typing import Any
 
+import msgspec
 from msgspec.structs import replace
 
 from bridge.core.backend import (
@@ -44,9 +46,17 @@ from bridge.core.image_tokens import data_part_tokens, messages_image_tokens
 log = logging.getLogger(__name__)
 
 Counter = Callable[[str], Awaitable[int]]
-# One encoder: `json.dumps` with any option builds a new one per call (thousands of tool
-# calls in a long history). Only counted, never sent: Python's own output is fine here.
-_as_text = json.JSONEncoder(ensure_ascii=False).encode
+_COMPACT = msgspec.json.Encoder()
+_PYTHON_TEXT = json.JSONEncoder(ensure_ascii=False).encode  # what msgspec cannot write
+
+
+def _as_text(value: Any) -> str:
+    """A tool call's input or a schema as the model reads it: compact JSON, as VS Code
+    sends it (`JSON.stringify`); msgspec writes the thousands of a long history in C."""
+    try:
+        return _COMPACT.encode(value).decode()
+    except (UnicodeEncodeError, TypeError, ValueError, OverflowError):
+        return _PYTHON_TEXT(value)
 
 
 def input_text(chat: ChatRequest) -> str:
@@ -124,7 +134,7 @@ def part_text(part: ResponsePart) -> str:
     if isinstance(part, (TextPart, ThinkingPart)):
         return part.value
     if isinstance(part, ToolCallPart):
-        return f"{part.name} {_as_text(part.input)}"
+        return f"{part.name} {_PYTHON_TEXT(part.input)}"  # a few per answer: the spaced form
     return ""
 
 
