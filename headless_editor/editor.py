@@ -10,9 +10,10 @@ import os
 from collections.abc import Iterable
 from typing import Any
 
+import msgspec
 from pydantic import ValidationError
 
-from bridge.core.backend import ChatRequest, EditorError, ResponsePart, TextPart
+from bridge.core.backend import ChatRequest, EditorError, ResponsePart, TextPart, message_list
 from headless_editor.jsonrpc import INVALID_PARAMS, EditorConnection, RpcError
 from headless_editor.script import Script
 from headless_editor.sim_tools import SimTool, ToolBox, sample_tools
@@ -52,8 +53,8 @@ class PartSender:
         # Text parts are nearly every part of a stream: their JSON needs no copy of the fields.
         if type(part) is TextPart:
             self._buffer.append({"type": "text", "value": part.value})
-        else:  # a part's fields are its wire shape; an unset `id` is left out
-            self._buffer.append({k: v for k, v in vars(part).items() if v is not None})
+        else:  # a part's encoding is its wire shape; an unset `id` is left out
+            self._buffer.append(msgspec.to_builtins(part))
         self._unacked += 1
         if not self._scheduled:
             self._scheduled = True
@@ -172,8 +173,12 @@ class HeadlessEditor:
 
     async def _chat(self, params: Any) -> dict[str, Any]:
         try:
-            request = ChatRequest.model_validate(params)
-        except ValidationError as exc:
+            if not isinstance(params, dict):
+                raise TypeError("the params are not an object")
+            # The messages are msgspec Structs (bridge/core/backend.py), read by msgspec.
+            messages = message_list(params.get("messages"))
+            request = ChatRequest.model_validate({**params, "messages": messages})
+        except (ValidationError, msgspec.ValidationError, TypeError) as exc:
             raise RpcError(INVALID_PARAMS, f"Malformed chat request: {exc}") from None
         chat_id = str(params.get("chatId"))
         sender = PartSender(self.protocol, chat_id, chat_window(params))

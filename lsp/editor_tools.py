@@ -9,6 +9,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+import msgspec
 from pydantic import TypeAdapter, ValidationError
 
 from bridge.core.backend import DataPart, EditorError, TextPart
@@ -20,7 +21,6 @@ from lsp.editor_backend import EditorBackend, editor_error
 log = logging.getLogger(__name__)
 
 _TOOLS: TypeAdapter[list[ToolInfo]] = TypeAdapter(list[ToolInfo])
-_CONTENT: TypeAdapter[list[TextPart | DataPart]] = TypeAdapter(list[TextPart | DataPart])
 
 
 class EditorToolHost:
@@ -80,6 +80,6 @@ class EditorToolHost:
         finally:
             self._backend.forget(invocation)
         try:
-            return _CONTENT.validate_python(result["content"])
-        except (ValidationError, TypeError, KeyError) as exc:
+            return msgspec.convert(result["content"], list[TextPart | DataPart])
+        except (msgspec.ValidationError, TypeError, KeyError) as exc:
             raise EditorError("Other", f"The editor sent a malformed tool result: {exc}") from None

@@ -16,8 +16,8 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import aiohttp
+import msgspec
 import pytest
-from pydantic import TypeAdapter
 from recording_model import RecordingModel, running_editor
 from test_websocket_editor import turn
 
@@ -34,12 +34,9 @@ async def http() -> AsyncIterator[aiohttp.ClientSession]:
         yield session
 
 
-_MESSAGES: TypeAdapter[list[ChatMessage]] = TypeAdapter(list[ChatMessage])
-
-
 def _wire(messages: list[ChatMessage]) -> list[str]:
     """Each message as the bytes it goes to the editor with."""
-    return [_MESSAGES.dump_json([message]).decode("utf-8") for message in messages]
+    return [msgspec.json.encode([message]).decode("utf-8") for message in messages]
 
 
 async def _first_requests(

@@ -81,7 +81,8 @@ def test_input_text_covers_messages_calls_results_and_tools() -> None:
         tools=[ChatTool(name="ls", description="List.", inputSchema={"type": "object"})],
     )
     text = input_text(chat)
-    for piece in ("hello", 'ls {"p": "/"}', "a.txt", "List.", '"type": "object"'):
+    # Compact JSON, as VS Code sends a call's input and a tool's schema.
+    for piece in ("hello", 'ls {"p":"/"}', "a.txt", "List.", '"type":"object"'):
         assert piece in text
 
 

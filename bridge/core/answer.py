@@ -19,8 +19,9 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
-from dataclasses import replace
 from typing import TypeVar
+
+from msgspec.structs import replace
 
 from bridge.core.backend import (
     Backend,

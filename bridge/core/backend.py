@@ -8,10 +8,10 @@ binary data travels as base64. The same shapes go over the wire in `docs/protoco
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator, Callable
-from dataclasses import dataclass, field
-from typing import Annotated, Any, Literal, Protocol
+from typing import Annotated, Any, ClassVar, Literal, Protocol
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, TypeAdapter
+import msgspec
+from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, PrivateAttr
 
 
 class _Wire(BaseModel):
@@ -38,70 +38,64 @@ class ModelInfo(_Wire):
     capabilities: ModelCapabilities = Field(default_factory=ModelCapabilities)
 
 
-# The parts and messages are plain dataclasses, not pydantic models: a long conversation is
-# thousands of them, built on every request, and a pydantic model costs 1.5-3 us to create
-# against ~0.3 us (docs/benchmarks.md, the history sweep). pydantic still validates them
-# wherever they arrive as JSON (ChatRequest, RESPONSE_PARTS), ignoring unknown keys.
-_PARTS_CONFIG = ConfigDict(extra="ignore")
-
-
-@dataclass(kw_only=True)
-class TextPart:
-    __pydantic_config__ = _PARTS_CONFIG
-    type: Literal["text"] = "text"
+# The parts and messages are msgspec Structs, not pydantic models or dataclasses: a long
+# conversation is thousands of them, built on every request, and a Struct costs ~0.1 us to
+# create against ~0.6 us for a dataclass and 1.5-3 us for a pydantic model (docs/benchmarks.md,
+# the history sweep). Their encoding is their wire shape (docs/protocol.md): the tag `type`
+# first, and `name`/`id` only when set. Unknown keys from the editor are ignored.
+class TextPart(msgspec.Struct, kw_only=True, tag_field="type", tag="text"):
+    type: ClassVar[Literal["text"]] = "text"  # the tag, as an attribute too
     value: str
 
 
-@dataclass(kw_only=True)
-class DataPart:
+class DataPart(msgspec.Struct, kw_only=True, tag_field="type", tag="data"):
     """Binary data (an image, or JSON such as Copilot's `usage`), base64 encoded."""
 
-    __pydantic_config__ = _PARTS_CONFIG
-    type: Literal["data"] = "data"
+    type: ClassVar[Literal["data"]] = "data"  # the tag, as an attribute too
     mimeType: str
     data: str
 
 
-@dataclass(kw_only=True)
-class ToolCallPart:
-    __pydantic_config__ = _PARTS_CONFIG
-    type: Literal["toolCall"] = "toolCall"
+class ToolCallPart(msgspec.Struct, kw_only=True, tag_field="type", tag="toolCall"):
+    type: ClassVar[Literal["toolCall"]] = "toolCall"  # the tag, as an attribute too
     callId: str
     name: str
-    input: dict[str, Any] = field(default_factory=dict)
+    input: dict[str, Any] = msgspec.field(default_factory=dict)
 
 
-@dataclass(kw_only=True)
-class ToolResultPart:
-    __pydantic_config__ = _PARTS_CONFIG
-    type: Literal["toolResult"] = "toolResult"
+class ToolResultPart(msgspec.Struct, kw_only=True, tag_field="type", tag="toolResult"):
+    type: ClassVar[Literal["toolResult"]] = "toolResult"  # the tag, as an attribute too
     callId: str
-    content: list[TextPart | DataPart] = field(default_factory=list)
+    content: list[TextPart | DataPart] = msgspec.field(default_factory=list)
 
 
-@dataclass(kw_only=True)
-class ThinkingPart:
-    __pydantic_config__ = _PARTS_CONFIG
-    type: Literal["thinking"] = "thinking"
+class ThinkingPart(
+    msgspec.Struct, kw_only=True, tag_field="type", tag="thinking", omit_defaults=True
+):
+    type: ClassVar[Literal["thinking"]] = "thinking"  # the tag, as an attribute too
     value: str
     id: str | None = None
 
 
-MessagePart = Annotated[
-    TextPart | DataPart | ToolCallPart | ToolResultPart, Field(discriminator="type")
-]
-ResponsePart = Annotated[
-    TextPart | DataPart | ToolCallPart | ThinkingPart, Field(discriminator="type")
-]
-RESPONSE_PARTS: TypeAdapter[list[ResponsePart]] = TypeAdapter(list[ResponsePart])
+MessagePart = TextPart | DataPart | ToolCallPart | ToolResultPart
+ResponsePart = TextPart | DataPart | ToolCallPart | ThinkingPart
 
 
-@dataclass(kw_only=True)
-class ChatMessage:
-    __pydantic_config__ = _PARTS_CONFIG
+class ChatMessage(msgspec.Struct, kw_only=True, omit_defaults=True):
     role: Literal["user", "assistant"]
     content: list[MessagePart]
     name: str | None = None
+
+
+def response_parts(raw: Any) -> list[ResponsePart]:
+    """Parts from the editor (decoded JSON) as typed parts; msgspec.ValidationError if one is
+    malformed."""
+    return msgspec.convert(raw, list[ResponsePart])
+
+
+def message_list(raw: Any) -> list[ChatMessage]:
+    """Chat messages from decoded JSON (the editor's side of `maestro/chat`)."""
+    return msgspec.convert(raw, list[ChatMessage])
 
 
 class ChatTool(_Wire):
@@ -111,8 +105,10 @@ class ChatTool(_Wire):
 
 
 class ChatRequest(_Wire):
+    # The messages are Structs (above): checked as instances here, and written by msgspec.
+    model_config = ConfigDict(extra="ignore", arbitrary_types_allowed=True)
     model: str
-    messages: list[ChatMessage]
+    messages: Annotated[list[ChatMessage], PlainSerializer(msgspec.to_builtins)]
     tools: list[ChatTool] = Field(default_factory=list)
     toolMode: Literal["auto", "required"] = "auto"
     modelOptions: dict[str, Any] = Field(default_factory=dict)

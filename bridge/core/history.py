@@ -21,7 +21,8 @@ from __future__ import annotations
 import json
 import logging
 from collections import defaultdict, deque
-from dataclasses import replace
+
+from msgspec.structs import replace
 
 from bridge.core.backend import ChatMessage, MessagePart, TextPart, ToolCallPart, ToolResultPart
 
@@ -32,16 +33,25 @@ def normalise_tool_history(messages: list[ChatMessage]) -> list[ChatMessage]:
     """The same conversation with every tool call paired with its result (input not changed)."""
     out: list[ChatMessage] = []
     used_ids = _CallIds()
-    all_calls = {p.callId for m in messages for p in m.content if isinstance(p, ToolCallPart)}
-    index = 0
-    while index < len(messages):
+    all_calls = _AllCalls(messages)
+    index, count = 0, len(messages)
+    while index < count:
         message = messages[index]
-        calls = [p for p in message.content if isinstance(p, ToolCallPart)]
-        if message.role == "assistant" and calls:
+        calls = (
+            [p for p in message.content if type(p) is ToolCallPart]
+            if message.role == "assistant"
+            else None
+        )
+        if calls:
             end = index + 1
-            while end < len(messages) and messages[end].role == "user":
+            while end < count and messages[end].role == "user":
                 end += 1
-            out.extend(_turn(message, messages[index + 1 : end], used_ids, all_calls))
+            followers = messages[index + 1 : end]
+            if _paired_in_place(calls, followers, used_ids):
+                out.append(message)  # nearly every turn: the rules below would change nothing
+                out.extend(followers)
+            else:
+                out.extend(_turn(message, followers, used_ids, all_calls))
             index = end
         else:
             out.append(_without_tool_parts(message, all_calls))
@@ -49,8 +59,55 @@ def normalise_tool_history(messages: list[ChatMessage]) -> list[ChatMessage]:
     return [m for m in out if m.content]
 
 
+def _paired_in_place(
+    calls: list[ToolCallPart], followers: list[ChatMessage], used_ids: _CallIds
+) -> bool:
+    """True (and the ids taken) when a turn already is what `_turn` makes of it: its calls'
+    results open the next message in call order, one each, under ids not used before, and no
+    other result follows. Any other turn goes through `_turn`."""
+    if not followers:
+        return False
+    first = followers[0].content
+    if len(first) < len(calls):
+        return False
+    used = used_ids.used
+    ids = set()
+    for call, result in zip(calls, first, strict=False):
+        call_id = call.callId
+        if type(result) is not ToolResultPart or result.callId != call_id or call_id in used:
+            return False
+        ids.add(call_id)
+    if len(ids) != len(calls):  # an id twice in one turn: a repeat, or a call without result
+        return False
+    for part in first[len(calls) :]:
+        if type(part) is ToolResultPart:
+            return False
+    for follower in followers[1:]:
+        for part in follower.content:
+            if type(part) is ToolResultPart:
+                return False
+    for call_id in ids:
+        used_ids.unique(call_id)  # unused: each keeps its id, and is taken from now on
+    return True
+
+
+class _AllCalls:
+    """The call ids of the whole conversation, gathered only when a label needs them."""
+
+    def __init__(self, messages: list[ChatMessage]) -> None:
+        self._messages = messages
+        self._ids: set[str] | None = None
+
+    def __contains__(self, call_id: str) -> bool:
+        if self._ids is None:
+            self._ids = {
+                p.callId for m in self._messages for p in m.content if type(p) is ToolCallPart
+            }
+        return call_id in self._ids
+
+
 def _turn(
-    assistant: ChatMessage, followers: list[ChatMessage], used_ids: _CallIds, all_calls: set[str]
+    assistant: ChatMessage, followers: list[ChatMessage], used_ids: _CallIds, all_calls: _AllCalls
 ) -> list[ChatMessage]:
     """One assistant message with calls, and the user messages after it."""
     waiting: dict[str, deque[ToolResultPart]] = defaultdict(deque)
@@ -147,9 +204,12 @@ class _CallIds:
         return new_id
 
 
-def _without_tool_parts(message: ChatMessage, all_calls: set[str]) -> ChatMessage:
+def _without_tool_parts(message: ChatMessage, all_calls: _AllCalls) -> ChatMessage:
     """A message outside a tool turn: its calls or results cannot pair with anything."""
-    if not any(isinstance(p, (ToolCallPart, ToolResultPart)) for p in message.content):
+    for part in message.content:
+        if type(part) is ToolCallPart or type(part) is ToolResultPart:
+            break
+    else:
         return message
     parts: list[MessagePart] = []
     for part in message.content:
@@ -176,7 +236,7 @@ CALL_ELSEWHERE = "whose call is elsewhere in the conversation, not right before 
 FURTHER_RESULT = "a further, different result of a call whose first result is above"
 
 
-def _where(result: ToolResultPart, all_calls: set[str]) -> str:
+def _where(result: ToolResultPart, all_calls: _AllCalls) -> str:
     return CALL_ELSEWHERE if result.callId in all_calls else NO_CALL
 
 

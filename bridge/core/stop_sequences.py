@@ -10,7 +10,7 @@ texts releases what was held (a sequence cannot straddle them).
 
 from __future__ import annotations
 
-from dataclasses import replace
+from msgspec.structs import replace
 
 from bridge.core.backend import ResponsePart, TextPart
 

@@ -24,7 +24,10 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Awaitable, Callable
-from dataclasses import replace
+from typing import Any
+
+import msgspec
+from msgspec.structs import replace
 
 from bridge.core.backend import (
     Backend,
@@ -38,31 +41,54 @@ from bridge.core.backend import (
     ToolResultPart,
 )
 from bridge.core.errors import ApiError
-from bridge.core.image_tokens import messages_image_tokens
+from bridge.core.image_tokens import data_part_tokens, messages_image_tokens
 
 log = logging.getLogger(__name__)
 
 Counter = Callable[[str], Awaitable[int]]
-# One encoder: `json.dumps` with any option builds a new one per call (thousands of tool
-# calls in a long history). Only counted, never sent: Python's own output is fine here.
-_as_text = json.JSONEncoder(ensure_ascii=False).encode
+_COMPACT = msgspec.json.Encoder()
+_PYTHON_TEXT = json.JSONEncoder(ensure_ascii=False).encode  # what msgspec cannot write
+
+
+def _as_text(value: Any) -> str:
+    """A tool call's input or a schema as the model reads it: compact JSON, as VS Code
+    sends it (`JSON.stringify`); msgspec writes the thousands of a long history in C."""
+    try:
+        return _COMPACT.encode(value).decode()
+    except (UnicodeEncodeError, TypeError, ValueError, OverflowError):
+        return _PYTHON_TEXT(value)
 
 
 def input_text(chat: ChatRequest) -> str:
     """What the model reads, as text for the token counter: messages, then the tools."""
+    return _text_and_images(chat)[0]
+
+
+def _text_and_images(chat: ChatRequest) -> tuple[str, int]:
+    """The counted text and the images' estimate (bridge/core/image_tokens.py), in one pass
+    over every part: a long history is thousands of them, on every request."""
     texts: list[str] = []
+    add = texts.append
+    images = 0
     for message in chat.messages:
         for part in message.content:
-            if isinstance(part, TextPart):
-                texts.append(part.value)
-            elif isinstance(part, ToolCallPart):
-                texts.append(f"{part.name} {_as_text(part.input)}")
-            elif isinstance(part, ToolResultPart):
-                texts.extend(p.value for p in part.content if isinstance(p, TextPart))
+            kind = type(part)
+            if kind is TextPart:
+                add(part.value)  # type: ignore[union-attr]
+            elif kind is ToolResultPart:
+                for inner in part.content:  # type: ignore[union-attr]
+                    if type(inner) is TextPart:
+                        add(inner.value)
+                    else:
+                        images += data_part_tokens(inner)  # type: ignore[arg-type]
+            elif kind is ToolCallPart:
+                add(f"{part.name} {_as_text(part.input)}")  # type: ignore[union-attr]
+            else:
+                images += data_part_tokens(part)  # type: ignore[arg-type]
     for tool in chat.tools:
         schema = _as_text(tool.inputSchema) if tool.inputSchema else ""
-        texts.append(f"{tool.name} {tool.description} {schema}")
-    return "\n".join(texts)
+        add(f"{tool.name} {tool.description} {schema}")
+    return "\n".join(texts), images
 
 
 async def chat_input_tokens(backend: Backend, chat: ChatRequest) -> int:
@@ -83,8 +109,7 @@ async def check_context_length(
     """400 `context_length_exceeded` (naming `param`, the dialect's input field) when the
     input cannot fit; the count, when one was made."""
     window = model.maxInputTokens
-    text = input_text(chat)
-    images = messages_image_tokens(chat.messages)
+    text, images = _text_and_images(chat)
     if window <= 0 or _bytes(text) + images <= window:
         return None  # unknown window, or it fits for certain
     try:
@@ -109,7 +134,7 @@ def part_text(part: ResponsePart) -> str:
     if isinstance(part, (TextPart, ThinkingPart)):
         return part.value
     if isinstance(part, ToolCallPart):
-        return f"{part.name} {_as_text(part.input)}"
+        return f"{part.name} {_PYTHON_TEXT(part.input)}"  # a few per answer: the spaced form
     return ""
 
 

@@ -6,10 +6,12 @@ import logging
 from collections.abc import Iterable
 from typing import Any
 
-from bridge.core import strict_json
+import msgspec
+
 from bridge.core.backend import ChatTool
 
 log = logging.getLogger(__name__)
+_ARGUMENTS = msgspec.json.Decoder()
 
 
 def first_of_each_name(tools: Iterable[ChatTool | None]) -> list[ChatTool]:
@@ -32,8 +34,8 @@ def tool_input(arguments: str) -> dict[str, Any]:
     """Function-call arguments (a JSON string) -> the object the editor expects."""
     if not arguments.strip():
         return {}
-    try:  # strictly: a NaN or a lone surrogate in here could not be sent to the editor
-        value = strict_json.decode(arguments)
-    except (ValueError, RecursionError):
+    try:  # strictly (msgspec): a NaN or a lone surrogate here could not be sent to the editor
+        value = _ARGUMENTS.decode(arguments)
+    except (msgspec.DecodeError, UnicodeEncodeError, RecursionError):
         return {"arguments": arguments}  # keep what the model wrote, readable
     return value if isinstance(value, dict) else {"value": value}

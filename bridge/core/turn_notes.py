@@ -11,7 +11,8 @@ line that says it is about this answer (the model reads it as the newest word, w
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
+
+from msgspec.structs import replace
 
 from bridge.core.backend import ChatMessage, MessagePart, TextPart
 

@@ -19,7 +19,7 @@ decides what the bridge sends:
 
 from __future__ import annotations
 
-from dataclasses import replace
+from msgspec.structs import replace
 
 from bridge.core.backend import (
     ChatMessage,
