@@ -1,0 +1,406 @@
+"""Issue 31: a Gemini body read by msgspec (the fast path) is planned exactly as the exact path
+(`read_json` + `check_request_shape` + pydantic) plans it, and the conversion from Structs gives
+the messages the conversion before issue 31 gave (tests/gemini_convert_before.py).
+
+Every captured Gemini CLI body and every bench body takes the fast path; bodies the fast path
+cannot vouch for (snake_case keys, unknown keys, values pydantic coerces, anything over a
+limit) take the exact path and get today's answer, checked through the real route.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import AsyncGenerator
+from pathlib import Path
+from typing import Any
+
+import gemini_convert_before as before
+import pytest
+from aiohttp.test_utils import TestClient, TestServer
+from hypothesis import HealthCheck, given, settings
+from test_gemini_request_fuzz import bodies
+
+from bench import conversation
+from bench.dialect_bodies import encoded
+from bridge.core import strict_json
+from bridge.core.backend import ChatMessage, ChatRequest, ModelInfo, ResponsePart, TextPart
+from bridge.core.errors import ApiError
+from bridge.gemini import body as gemini_body
+from bridge.gemini.body import exact_request, fast_request
+from bridge.gemini.convert import editor_messages
+from bridge.gemini.fields import validated
+from bridge.gemini.plan import plan_generate
+from bridge.gemini.protocol import GenerateContentRequest
+from bridge.gemini.wire import GenerateContentRequest as WireRequest
+from bridge.http.app import create_app
+from bridge.settings import BridgeSettings, Limits
+from lsp.chat_json import chat_params_json
+
+LIMITS = BridgeSettings().limits
+MODEL = ModelInfo(id="sim-echo", maxInputTokens=10_000_000)
+CAPTURES = sorted((Path(__file__).parent / "fixtures" / "gemini_cli").glob("*-*.json"))
+PNG = base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"\x00" * 16).decode()
+URL_SAFE_PNG = base64.urlsafe_b64encode(b"\x89PNG\r\n\x1a\n" + b"\xfb\xff" * 8).decode()
+
+Outcome = tuple[Any, ...]
+
+
+def planned(request: WireRequest) -> Outcome:
+    """What the editor would be sent (its JSON) and what the answer side reads, or the 400."""
+    try:
+        plan = plan_generate(request, "gemini-x", MODEL, True)
+    except ApiError as error:
+        return ("error", error.status, error.code, error.param, error.message)
+    chat = chat_params_json("c1", 64, plan.chat)
+    return ("plan", chat, plan.stop_sequences, plan.include_thoughts, plan.output_format)
+
+
+def exact_outcome(raw: bytes, limits: Limits = LIMITS) -> Outcome:
+    try:
+        request = exact_request(strict_json.decode(raw), limits)
+    except strict_json.JsonInputError as error:
+        return ("error", 400, error.code, error.param, error.message)
+    except ApiError as error:
+        return ("error", error.status, error.code, error.param, error.message)
+    return planned(request)
+
+
+def old_messages(raw: bytes) -> list[ChatMessage] | tuple[Any, ...] | None:
+    """The conversion before issue 31, from the exact path's pydantic models (None when the
+    body does not validate)."""
+    try:
+        model = validated(strict_json.decode(raw), GenerateContentRequest)
+    except (ApiError, strict_json.JsonInputError, AttributeError):
+        return None
+    try:
+        return before.editor_messages(model.contents, model.system_instruction)
+    except ApiError as error:
+        return (error.status, error.param, error.message)
+
+
+def new_messages(request: WireRequest) -> list[ChatMessage] | tuple[Any, ...]:
+    try:
+        return editor_messages(request.contents, request.system_instruction)
+    except ApiError as error:
+        return (error.status, error.param, error.message)
+
+
+def assert_same_as_the_exact_path(raw: bytes) -> None:
+    fast = fast_request(raw, LIMITS)
+    assert fast is not None, "an ordinary body takes the fast path"
+    assert planned(fast) == exact_outcome(raw)
+    assert new_messages(fast) == old_messages(raw)
+
+
+def capture_body(path: Path) -> bytes:
+    return json.dumps(json.loads(path.read_text())["body"]).encode()
+
+
+@pytest.mark.parametrize("path", CAPTURES, ids=lambda path: path.stem)
+def test_every_gemini_cli_capture_takes_the_fast_path_with_the_same_plan(path: Path) -> None:
+    assert_same_as_the_exact_path(capture_body(path))
+
+
+@pytest.mark.parametrize(
+    "items",
+    [
+        conversation.history(1),
+        conversation.history(2),
+        conversation.history(200),
+        conversation.history(4000),
+        conversation.bulky(500_000),
+    ],
+    ids=["1", "2", "200", "4000", "bulky"],
+)
+def test_bench_bodies_take_the_fast_path_with_the_same_plan(items: list[Any]) -> None:
+    assert_same_as_the_exact_path(encoded("gemini", items))
+
+
+def image(data: str = PNG, mime: str = "image/png") -> dict[str, Any]:
+    return {"inlineData": {"mimeType": mime, "data": data}}
+
+
+# Every kind of part and option the conversion reads, in bodies a client may send.
+RICH: dict[str, dict[str, Any]] = {
+    "parts": {
+        "contents": [
+            {"parts": [{"text": "look"}, image(), image(URL_SAFE_PNG)]},
+            {"role": "user", "parts": [image("aGVsbG8=", "text/plain"), image("aGk", "")]},
+            {"role": "user", "parts": [{"fileData": {"fileUri": "gs://b/f", "mimeType": "x/y"}}]},
+            {
+                "role": "model",
+                "parts": [
+                    {"text": "thinking", "thought": True},
+                    {"text": "ok", "thoughtSignature": "c2ln"},
+                    image(),
+                    {"fileData": {"fileUri": "gs://b/g"}},
+                    {"executableCode": {"language": "PYTHON", "code": "print(1)"}},
+                    {"codeExecutionResult": {"outcome": "OUTCOME_OK", "output": "1"}},
+                    {"executableCode": {"language": "LANGUAGE_UNSPECIFIED"}},
+                    {"codeExecutionResult": {}},
+                ],
+            },
+            {"role": "USER", "parts": [{"text": "next"}]},
+        ],
+        "systemInstruction": {"parts": [{"text": "sys"}, image(), {"text": "x", "thought": True}]},
+    },
+    "calls": {
+        "contents": [
+            {"parts": [{"text": "go"}]},
+            {
+                "role": "model",
+                "parts": [
+                    {"functionCall": {"name": "f", "args": {"a": [1, {"b": None}]}}},
+                    {"functionCall": {"name": "f"}},
+                    {"functionCall": {"id": "c9", "name": "g", "args": {}}},
+                ],
+            },
+            {"role": "model", "parts": [{"functionCall": {"id": "c10", "name": "h"}}]},
+            {
+                "role": "function",
+                "parts": [
+                    {"functionResponse": {"name": "f", "response": {"output": "one"}}},
+                    {"functionResponse": {"id": "c9", "name": "g", "response": {"error": "no"}}},
+                    {"functionResponse": {"name": "f", "response": {"a": 1, "b": "ü"}}},
+                    {
+                        "functionResponse": {
+                            "id": "c10",
+                            "name": "h",
+                            "response": {"output": "seen"},
+                            "parts": [image(), {"fileData": {"fileUri": "gs://x"}}],
+                        }
+                    },
+                    {"functionResponse": {"id": "c9", "name": "g", "response": {"output": 2}}},
+                    {"functionResponse": {"id": "zz", "name": "q"}},
+                ],
+            },
+            {"role": "tool", "parts": [{"text": "and"}]},
+            {"role": "model", "parts": [{"functionCall": {"id": "c9", "name": "g"}}]},
+            {"role": "user", "parts": [{"text": "stop"}]},
+        ],
+        "systemInstruction": "Be brief.",
+    },
+    "options": {
+        "model": "models/x",
+        "contents": [{"role": "user", "parts": [{"text": "json please"}]}],
+        "generationConfig": {
+            "temperature": 1,
+            "topP": 0.5,
+            "topK": 40,
+            "candidateCount": 1,
+            "maxOutputTokens": 100,
+            "stopSequences": ["END", "", "END"],
+            "responseMimeType": "application/json",
+            "responseSchema": {"type": "OBJECT", "properties": {"a": {"type": "STRING"}}},
+            "responseModalities": ["text"],
+            "thinkingConfig": {"includeThoughts": True, "thinkingBudget": 5000},
+            "seed": 7,
+            "presencePenalty": 0.5,
+            "frequencyPenalty": -0.25,
+            "responseLogprobs": False,
+            "mediaResolution": "MEDIA_RESOLUTION_LOW",
+            "routingConfig": {"autoMode": {}},
+        },
+        "safetySettings": [{"category": "HARM_CATEGORY_X", "threshold": "BLOCK_NONE"}],
+        "labels": {"a": "b"},
+        "tools": [
+            {
+                "functionDeclarations": [
+                    {"name": "f", "description": "F", "parameters": {"type": "OBJECT"}},
+                    {"name": "g", "parametersJsonSchema": {"type": "OBJECT"}},
+                ]
+            },
+            {"googleSearch": {}},
+        ],
+        "toolConfig": {"functionCallingConfig": {"mode": "ANY", "allowedFunctionNames": ["g"]}},
+    },
+    "enum": {
+        "contents": [{"parts": [{"text": "pick"}]}],
+        "generationConfig": {
+            "responseMimeType": "text/x.enum",
+            "responseJsonSchema": {"type": "STRING", "enum": ["a", "b"]},
+            "thinkingConfig": {"thinkingLevel": "low"},
+        },
+    },
+    # Bodies the plan refuses: the fast path answers the same 400s.
+    "bad base64": {"contents": [{"parts": [image("%%")]}]},
+    "bad role": {"contents": [{"role": "system", "parts": [{"text": "x"}]}]},
+    "nothing to read": {"contents": [{"role": "model", "parts": [{"text": "x"}]}]},
+    "two candidates": {
+        "contents": [{"parts": [{"text": "x"}]}],
+        "generationConfig": {"candidateCount": 2},
+    },
+    "cached": {"contents": [{"parts": [{"text": "x"}]}], "cachedContent": "c/1"},
+}
+
+
+@pytest.mark.parametrize("raw", RICH.values(), ids=RICH.keys())
+def test_every_part_and_option_takes_the_fast_path_with_the_same_plan(raw: dict[str, Any]) -> None:
+    assert_same_as_the_exact_path(json.dumps(raw).encode())
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(bodies)
+def test_any_body_the_fast_path_reads_is_planned_as_the_exact_path_plans_it(
+    raw: dict[str, Any],
+) -> None:
+    data = json.dumps(raw).encode()
+    fast = fast_request(data, LIMITS)
+    if fast is not None:
+        assert planned(fast) == exact_outcome(data)
+        assert new_messages(fast) == old_messages(data)
+    else:
+        messages = old_messages(data)
+        if messages is not None:  # the exact path's Structs convert as the models did
+            request = exact_request(strict_json.decode(data), LIMITS)
+            assert new_messages(request) == messages
+
+
+# --------------------------------------------------------------------------- through the route
+
+
+class Recording:
+    """A stand-in editor that records what it is asked (the route is what is tested)."""
+
+    def __init__(self) -> None:
+        self.requests: list[ChatRequest] = []
+
+    async def list_models(self) -> list[ModelInfo]:
+        return [MODEL]
+
+    async def count_tokens(self, model: str, text: str) -> int:
+        return len(text) // 4
+
+    async def chat(self, request: ChatRequest) -> AsyncGenerator[list[ResponsePart], None]:
+        self.requests.append(request)
+        yield [TextPart(value="ok")]
+
+
+async def post(limits: Limits, raw: bytes) -> tuple[int, Any, list[ChatRequest], dict[str, int]]:
+    """Status, JSON answer, editor requests and the paths taken for one `:generateContent`."""
+    editor = Recording()
+    app = create_app(editor, BridgeSettings(limits=limits))
+    paths = dict(gemini_body.taken)
+    async with TestClient(TestServer(app)) as client:
+        response = await client.post(
+            "/v1beta/models/sim-echo:generateContent",
+            data=raw,
+            headers={"Content-Type": "application/json"},
+        )
+        answer = await response.json()
+    taken = {path: gemini_body.taken[path] - paths[path] for path in paths}
+    return response.status, answer, editor.requests, taken
+
+
+async def test_an_ordinary_body_takes_the_fast_path_through_the_route() -> None:
+    status, answer, requests, taken = await post(LIMITS, capture_body(CAPTURES[-1]))
+    assert status == 200, answer
+    assert taken == {"fast": 1, "exact": 0}
+    assert len(requests) == 1
+
+
+def camel(snake: str) -> str:
+    head, *rest = snake.split("_")
+    return head + "".join(word.title() for word in rest)
+
+
+SNAKE = {
+    "contents": [
+        {
+            "role": "user",
+            "parts": [{"text": "hi", "inline_data": {"mime_type": "image/png", "data": PNG}}],
+        }
+    ],
+    "system_instruction": {"parts": [{"text": "sys"}]},
+    "generation_config": {"max_output_tokens": 5, "stop_sequences": ["X"]},
+}
+
+
+def camel_keys(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {camel(key): camel_keys(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [camel_keys(item) for item in value]
+    return value
+
+
+async def test_snake_case_keys_take_the_exact_path_and_mean_what_camel_case_does() -> None:
+    status, answer, snake_requests, taken = await post(LIMITS, json.dumps(SNAKE).encode())
+    assert status == 200, answer
+    assert taken == {"fast": 0, "exact": 1}
+    status, answer, camel_requests, taken = await post(
+        LIMITS, json.dumps(camel_keys(SNAKE)).encode()
+    )
+    assert status == 200, answer
+    assert taken == {"fast": 1, "exact": 0}
+    assert [r.model_dump() for r in snake_requests] == [r.model_dump() for r in camel_requests]
+
+
+DEEP = "[" * 150 + "]" * 150
+TEXT = '{"contents":[{"parts":[{"text":"hi"}]}]'
+
+
+@pytest.mark.parametrize(
+    ("raw", "limits", "status", "code", "param"),
+    [
+        # Accepted by the exact path only: unknown keys, values pydantic coerces.
+        (TEXT + ',"newField":{"a":1}}', LIMITS, 200, None, None),
+        (TEXT[:-4] + ',"videoMetadata":{}}]}]}', LIMITS, 200, None, None),
+        (TEXT + ',"generationConfig":{"temperature":"0.5","topK":true}}', LIMITS, 200, None, None),
+        # What the fast path never reads is still checked: nesting, numbers, UTF-8.
+        (TEXT + ',"newField":' + DEEP + "}", LIMITS, 400, "nesting_too_deep", "newField"),
+        (TEXT[:-4] + ',"x":' + DEEP + "}]}]}", LIMITS, 400, "nesting_too_deep", "contents"),
+        (TEXT + ',"newField":1e999}', LIMITS, 400, "invalid_value", "newField"),
+        (TEXT + ',"newField":"\udcff"}', LIMITS, 400, "invalid_json", None),
+        # Limits the fast path checks itself.
+        (
+            '{"contents":[{"role":"model","parts":[{"functionCall":{"name":"f","args":{"a":'
+            + DEEP
+            + "}}}]}]}",
+            LIMITS,
+            400,
+            "nesting_too_deep",
+            "contents",
+        ),
+        (TEXT + ',"tools":' + DEEP + "}", LIMITS, 400, "nesting_too_deep", "tools"),
+        (
+            TEXT + ',"generationConfig":{"responseJsonSchema":' + DEEP + "}}",
+            LIMITS,
+            400,
+            "nesting_too_deep",
+            "generationConfig",
+        ),
+        (
+            '{"contents":[' + ",".join(['{"parts":[{"text":"a"}]}'] * 6) + "]}",
+            Limits(maxInputItems=5),
+            400,
+            "array_above_max_length",
+            "contents",
+        ),
+        (
+            TEXT + ',"tools":[{"functionDeclarations":[{"name":"a"},{"name":"b"}]}]}',
+            Limits(maxTools=1),
+            400,
+            "array_above_max_length",
+            "tools",
+        ),
+        (TEXT + "}", Limits(maxJsonDepth=8), 200, None, None),
+        ('{"contents":null}', LIMITS, 400, "missing_required_parameter", "contents"),
+        ("[]", LIMITS, 400, "invalid_json", None),
+    ],
+)
+async def test_odd_bodies_take_the_exact_path_and_get_todays_answer(
+    raw: str, limits: Limits, status: int, code: str | None, param: str | None
+) -> None:
+    data = raw.encode("utf-8", "surrogateescape")
+    got_status, answer, _, taken = await post(limits, data)
+    assert taken == {"fast": 0, "exact": 1}
+    assert got_status == status, answer
+    if status == 400:  # the route's 400 is the exact path's, naming the same field
+        expected = exact_outcome(data, limits)
+        assert expected[2:4] == (code, param)
+        error = answer["error"]
+        assert error["message"] == expected[4]
+        fields = [v["field"] for d in error.get("details", []) for v in d["fieldViolations"]]
+        assert fields == ([param] if param else [])
