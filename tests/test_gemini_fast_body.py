@@ -404,3 +404,55 @@ async def test_odd_bodies_take_the_exact_path_and_get_todays_answer(
         assert error["message"] == expected[4]
         fields = [v["field"] for d in error.get("details", []) for v in d["fieldViolations"]]
         assert fields == ([param] if param else [])
+
+
+def nested(levels: int) -> Any:
+    """An object `levels` deep: {"a": {"a": ... {}}}."""
+    value: Any = {}
+    for _ in range(levels - 1):
+        value = {"a": value}
+    return value
+
+
+PLACES = {
+    "call args": lambda value: {
+        "contents": [
+            {"parts": [{"text": "x"}]},
+            {"role": "model", "parts": [{"functionCall": {"name": "f", "args": value}}]},
+        ]
+    },
+    "response": lambda value: {
+        "contents": [{"parts": [{"functionResponse": {"name": "f", "response": value}}]}]
+    },
+    "system call args": lambda value: {
+        "contents": [{"parts": [{"text": "x"}]}],
+        "systemInstruction": {"parts": [{"functionCall": {"name": "f", "args": value}}]},
+    },
+    "tool config": lambda value: {
+        "contents": [{"parts": [{"text": "x"}]}],
+        "toolConfig": {"functionCallingConfig": value},
+    },
+    "safety settings": lambda value: {
+        "contents": [{"parts": [{"text": "x"}]}],
+        "safetySettings": value,
+    },
+    "schema": lambda value: {
+        "contents": [{"parts": [{"text": "x"}]}],
+        "generationConfig": {"responseMimeType": "application/json", "responseJsonSchema": value},
+    },
+}
+
+
+@pytest.mark.parametrize("place", PLACES)
+@pytest.mark.parametrize("depth", [9, 10, 12])
+def test_the_fast_path_takes_free_form_values_exactly_up_to_the_depth_limit(
+    place: str, depth: int
+) -> None:
+    limits = Limits(maxJsonDepth=depth)
+    for levels in range(1, depth):
+        raw = json.dumps(PLACES[place](nested(levels))).encode()
+        too_deep = exact_outcome(raw, limits)[2] == "nesting_too_deep"
+        fast = fast_request(raw, limits)
+        assert (fast is None) == too_deep, (levels, exact_outcome(raw, limits))
+        if fast is not None:
+            assert planned(fast) == exact_outcome(raw, limits)
