@@ -11,6 +11,7 @@ hands what it accepts back as the same Structs. One conversion (plan.py) then re
 from __future__ import annotations
 
 import logging
+from itertools import chain
 from typing import Any
 
 from aiohttp import web
@@ -107,9 +108,12 @@ def fits(body: GenerateContentRequest, limits: Limits) -> bool:
     return (
         within_depth(top, limits, 0)
         and within_depth(in_config, limits, 1)
-        and within_depth(in_system, limits, 4)
-        and within_depth(free_values(body.contents), limits, 5)
+        and _values_within_depth(in_system, limits, 4)
+        and _values_within_depth(free_values(body.contents), limits, 5)
     )
+
+
+_SCALARS = frozenset((str, int, float, bool, type(None)))
 
 
 def free_values(contents: list[Any]) -> list[dict[str, Any]]:
@@ -125,6 +129,14 @@ def free_values(contents: list[Any]) -> list[dict[str, Any]]:
             if response is not None and response.response:
                 add(response.response)
     return found
+
+
+def _values_within_depth(values: list[dict[str, Any]], limits: Limits, above: int) -> bool:
+    """`within_depth` for objects at one level; objects holding only scalars (nearly all tool
+    arguments and responses) are one level deep, which FIXED_DEPTH allows already."""
+    if set(map(type, chain.from_iterable(map(dict.values, values)))) <= _SCALARS:
+        return True
+    return within_depth(values, limits, above)
 
 
 def log_ignored_fields(body: GenerateContentRequest) -> None:
