@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Callable
 from pathlib import Path
 from typing import Any
 
@@ -414,7 +414,7 @@ def nested(levels: int) -> Any:
     return value
 
 
-PLACES = {
+PLACES: dict[str, Callable[[Any], dict[str, Any]]] = {
     "call args": lambda value: {
         "contents": [
             {"parts": [{"text": "x"}]},
