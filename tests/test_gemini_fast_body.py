@@ -19,6 +19,7 @@ import gemini_convert_before as before
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from test_gemini_request_fuzz import bodies
 
 from bench import conversation
@@ -255,6 +256,58 @@ def test_any_body_the_fast_path_reads_is_planned_as_the_exact_path_plans_it(
         if messages is not None:  # the exact path's Structs convert as the models did
             request = exact_request(strict_json.decode(data), LIMITS)
             assert new_messages(request) == messages
+
+
+def _without_none(value: dict[str, Any]) -> dict[str, Any]:
+    return {key: item for key, item in value.items() if item is not None}
+
+
+IDS = st.sampled_from([None, "", "c1", "c2", "c3"])
+NAMES = st.sampled_from(["f", "g"])
+SCALARS = st.none() | st.booleans() | st.integers() | st.text(max_size=3)
+RESPONSES = st.none() | st.sampled_from(
+    [{}, {"output": "o"}, {"error": "e"}, {"output": 1}, {"a": [1]}]
+)
+# Only well-typed parts: every body takes the fast path, so the pairing of calls and responses
+# (ids or none, names, turns) is compared with the old conversion in many shapes.
+WELL_TYPED_PART = st.one_of(
+    st.builds(lambda text: {"text": text}, st.text(max_size=3)),
+    st.builds(lambda text: {"text": text, "thought": True}, st.text(max_size=3)),
+    st.builds(
+        lambda i, n, a: {"functionCall": _without_none({"id": i, "name": n, "args": a})},
+        IDS,
+        NAMES,
+        st.none() | st.dictionaries(st.text(max_size=2), SCALARS, max_size=2),
+    ),
+    st.builds(
+        lambda i, n, r, media: {
+            "functionResponse": _without_none({"id": i, "name": n, "response": r, "parts": media})
+        },
+        IDS,
+        NAMES,
+        RESPONSES,
+        st.none()
+        | st.lists(st.just(image()) | st.just({"fileData": {"fileUri": "u"}}), max_size=2),
+    ),
+    st.just(image()),
+    st.just(image("aGk", "text/plain")),
+    st.just({"fileData": {"fileUri": "gs://f"}}),
+    st.just({"executableCode": {"code": "1"}, "codeExecutionResult": {"output": "1"}}),
+)
+WELL_TYPED_CONTENT = st.fixed_dictionaries(
+    {"parts": st.lists(WELL_TYPED_PART, max_size=4)},
+    optional={"role": st.sampled_from(["user", "model", "function", "tool", "MODEL"])},
+)
+WELL_TYPED = st.fixed_dictionaries(
+    {"contents": st.lists(WELL_TYPED_CONTENT, max_size=6)},
+    optional={"systemInstruction": st.text(max_size=3) | WELL_TYPED_CONTENT},
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(WELL_TYPED)
+def test_well_typed_bodies_take_the_fast_path_and_convert_as_before(raw: dict[str, Any]) -> None:
+    assert_same_as_the_exact_path(json.dumps(raw).encode())
 
 
 # --------------------------------------------------------------------------- through the route
