@@ -20,6 +20,7 @@ from bridge.core.history import NO_CALL
 from bridge.gemini.convert import editor_messages
 from bridge.gemini.fields import validated
 from bridge.gemini.protocol import GenerateContentRequest
+from bridge.gemini.wire import TYPED
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 16
 PNG_B64 = base64.b64encode(PNG).decode("ascii")
@@ -30,7 +31,7 @@ def convert(contents: list[Any], system: Any = None) -> list[ChatMessage]:
     body: dict[str, Any] = {"contents": contents}
     if system is not None:
         body["systemInstruction"] = system
-    request = validated(body, GenerateContentRequest)
+    request = TYPED.from_validated(validated(body, GenerateContentRequest))
     return editor_messages(request.contents, request.system_instruction)
 
 

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bridge.core import history
-from bridge.core.backend import ChatMessage, TextPart, ToolCallPart, ToolResultPart
+from bridge.core.backend import ChatMessage, MessagePart, TextPart, ToolCallPart, ToolResultPart
 
 ids = st.sampled_from(["a", "b", "c", "a_2"])
 texts = st.sampled_from(["x", "y"])
@@ -75,7 +75,7 @@ def turns(draw: st.DrawFn) -> list[ChatMessage]:
                 role="assistant", content=[*draw(st.lists(text_parts, max_size=1)), *turn_calls]
             )
         )
-        answers: list[TextPart | ToolResultPart] = [
+        answers: list[MessagePart] = [
             ToolResultPart(callId=i, content=[TextPart(value="ok")]) for i in turn_ids
         ]
         if draw(st.booleans()):

@@ -30,11 +30,10 @@ from bridge.core.history import normalise_tool_history
 from bridge.core.images import file_parts, image_part
 from bridge.gemini.fields import bad_field
 from bridge.gemini.pairing import CallPairing
-from bridge.gemini.protocol import (
+from bridge.gemini.wire import (
     Blob,
     Content,
     FileData,
-    FunctionCall,
     FunctionResponse,
     Part,
 )
@@ -102,78 +101,118 @@ def result_content(response: FunctionResponse, param: str) -> list[TextPart | Da
     return content
 
 
-class _Conversation:
-    """The editor's messages as they are built, with the calls waiting for their responses."""
-
-    def __init__(self) -> None:
-        self.messages: list[ChatMessage] = []
-        self.pairing = CallPairing()
-
-    def add(self, role: str, parts: list[MessagePart]) -> None:
-        if not parts:
-            return
-        last = self.messages[-1] if self.messages else None
-        if last is not None and last.role == role:
-            # Consecutive contents of one role read as one turn (calls split over two model
-            # contents still pair with the responses after them).
-            last.content.extend(parts)
-        else:
-            self.messages.append(
-                ChatMessage(role="assistant" if role == "assistant" else "user", content=parts)
+def _code_parts(part: Part) -> list[MessagePart]:
+    """Code the model ran, and its result, as text (Google runs it; the editor cannot)."""
+    parts: list[MessagePart] = []
+    if part.executable_code is not None:
+        code = part.executable_code
+        language = (code.language or "").lower().replace("language_unspecified", "")
+        parts.append(TextPart(value=f"[code executed:]\n```{language}\n{code.code}\n```"))
+    if part.code_execution_result is not None:
+        result = part.code_execution_result
+        parts.append(
+            TextPart(
+                value=f"[code execution result ({result.outcome or 'unknown outcome'}):]\n"
+                f"{result.output or ''}"
             )
+        )
+    return parts
 
-    def call(self, call: FunctionCall) -> ToolCallPart:
-        call_id = self.pairing.call(call.id, call.name)
-        return ToolCallPart(callId=call_id, name=call.name, input=call.args or {})
 
-    def response(self, response: FunctionResponse, param: str) -> ToolResultPart:
-        call_id = self.pairing.response(response.id, response.name)
-        return ToolResultPart(callId=call_id, content=result_content(response, param))
+def _role_is_model(role: str | None, param: str) -> bool:
+    lowered = (role or "user").lower()
+    if lowered in MODEL_ROLES:
+        return True
+    if lowered in USER_ROLES:
+        return False
+    raise bad_field(
+        f"{param}.role",
+        f"Invalid value for `{param}.role`: expected `user` or `model`, got {lowered!r}.",
+    )
 
-    def part(self, part: Part, param: str, model: bool) -> list[MessagePart]:
-        if part.thought:
-            return []
-        # A part holds one of these (a proto `oneof`); a client sending more loses none.
-        parts: list[MessagePart] = []
-        if part.text:
-            parts.append(TextPart(value=part.text))
-        if part.inline_data is not None:
-            data = blob_parts(part.inline_data, f"{param}.inlineData")
-            parts.extend([TextPart(value=MODEL_DATA_NOTE)] if model else data)
-        if part.file_data is not None:
-            parts.append(TextPart(value=MODEL_DATA_NOTE) if model else file_note(part.file_data))
-        if part.executable_code is not None:
-            code = part.executable_code
-            language = (code.language or "").lower().replace("language_unspecified", "")
-            parts.append(TextPart(value=f"[code executed:]\n```{language}\n{code.code}\n```"))
-        if part.code_execution_result is not None:
-            result = part.code_execution_result
-            parts.append(
-                TextPart(
-                    value=f"[code execution result ({result.outcome or 'unknown outcome'}):]\n"
-                    f"{result.output or ''}"
-                )
-            )
-        if part.function_call is not None:
-            parts.append(self.call(part.function_call))
-        if part.function_response is not None:
-            parts.append(self.response(part.function_response, f"{param}.functionResponse"))
-        return parts
 
-    def content(self, content: Content, param: str) -> None:
-        role = (content.role or "user").lower()
-        if role not in USER_ROLES + MODEL_ROLES:
-            raise bad_field(
-                f"{param}.role",
-                f"Invalid value for `{param}.role`: expected `user` or `model`, got {role!r}.",
-            )
-        model = role in MODEL_ROLES
+def to_chat_messages(
+    contents: list[Content], instruction: Content | str | None = None
+) -> list[ChatMessage]:
+    """The system instruction first, then the conversation, in the editor's shape (unpaired).
+
+    One pass over the parts, in the order the client sent them. A part holds one of its data
+    fields (a proto `oneof`); a client sending more loses none: text, data, code, call, response.
+    Consecutive contents of one role read as one turn (calls split over two model contents
+    still pair with the responses after them)."""
+    messages: list[ChatMessage] = []
+    pairing = CallPairing()
+    paired_call, paired_response = pairing.call, pairing.response
+    last_model: bool | None = None  # the side of the last message
+    last_parts: list[MessagePart] = []
+    for index, content in enumerate(contents):
+        role = content.role
+        model = role == "model" or (
+            role not in (None, "user") and _role_is_model(role, f"contents[{index}]")
+        )
         if model:
-            self.pairing.new_turn()
+            pairing.new_turn()
         parts: list[MessagePart] = []
-        for index, part in enumerate(content.parts):
-            parts.extend(self.part(part, f"{param}.parts[{index}]", model))
-        self.add("assistant" if model else "user", parts)
+        add = parts.append
+        for number, part in enumerate(content.parts):
+            if part.thought:
+                continue
+            text = part.text
+            if text:
+                add(TextPart(value=text))
+            if not (
+                part.inline_data is None
+                and part.file_data is None
+                and part.executable_code is None
+                and part.code_execution_result is None
+            ):
+                parts.extend(_data_parts(part, f"contents[{index}].parts[{number}]", model))
+            call = part.function_call
+            if call is not None:
+                name = call.name
+                add(
+                    ToolCallPart(
+                        callId=paired_call(call.id, name), name=name, input=call.args or {}
+                    )
+                )
+            response = part.function_response
+            if response is not None:
+                call_id = paired_response(response.id, response.name)
+                output = response.response
+                if (
+                    response.parts is None
+                    and output is not None
+                    and len(output) == 1
+                    and type(output.get("output")) is str
+                ):  # nearly every response: `{output: text}` (result_content's first case)
+                    result: list[TextPart | DataPart] = [TextPart(value=output["output"])]
+                else:
+                    where = f"contents[{index}].parts[{number}].functionResponse"
+                    result = result_content(response, where)
+                add(ToolResultPart(callId=call_id, content=result))
+        if not parts:
+            continue
+        if model is last_model:
+            last_parts.extend(parts)
+        else:
+            messages.append(ChatMessage(role="assistant" if model else "user", content=parts))
+            last_model, last_parts = model, parts
+    system = system_parts(instruction)
+    if system:
+        messages.insert(0, ChatMessage(role="user", content=system))
+    return messages
+
+
+def _data_parts(part: Part, param: str, model: bool) -> list[MessagePart]:
+    """A part's inline data, file and code, in that order; the model's own data as a note."""
+    parts: list[MessagePart] = []
+    if part.inline_data is not None:
+        data = blob_parts(part.inline_data, f"{param}.inlineData")
+        parts.extend([TextPart(value=MODEL_DATA_NOTE)] if model else data)
+    if part.file_data is not None:
+        parts.append(TextPart(value=MODEL_DATA_NOTE) if model else file_note(part.file_data))
+    parts.extend(_code_parts(part))
+    return parts
 
 
 def system_parts(instruction: Content | str | None) -> list[MessagePart]:
@@ -194,18 +233,6 @@ def system_parts(instruction: Content | str | None) -> list[MessagePart]:
         if part.file_data is not None:
             parts.append(file_note(part.file_data))
     return parts
-
-
-def to_chat_messages(
-    contents: list[Content], instruction: Content | str | None = None
-) -> list[ChatMessage]:
-    """The system instruction first, then the conversation, in the editor's shape (unpaired)."""
-    conversation = _Conversation()
-    for index, content in enumerate(contents):
-        conversation.content(content, f"contents[{index}]")
-    system = system_parts(instruction)
-    preamble = [ChatMessage(role="user", content=system)] if system else []
-    return preamble + conversation.messages
 
 
 def editor_messages(

@@ -19,7 +19,7 @@ from bridge.core.errors import unsupported_parameter
 from bridge.core.key_names import shown_keys
 from bridge.core.reasoning import budget_effort
 from bridge.gemini.fields import key_in
-from bridge.gemini.protocol import GenerateContentRequest, GenerationConfig
+from bridge.gemini.wire import GenerateContentRequest, GenerationConfig
 
 log = logging.getLogger(__name__)
 

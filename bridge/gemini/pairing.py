@@ -10,14 +10,8 @@ model turn cannot be answering an older, abandoned call.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-
-@dataclass
-class _Call:
-    id: str
-    name: str
-    client_id: bool  # the client sent this id (else it was made up here)
+# A call waiting for its response: (id, name, whether the client sent the id).
+_Call = tuple[str, str, bool]
 
 
 class CallPairing:
@@ -28,32 +22,34 @@ class CallPairing:
 
     def new_turn(self) -> None:
         """A model turn begins: calls from before it no longer wait."""
-        self._waiting = []
+        if self._waiting:
+            self._waiting = []
 
     def call(self, call_id: str | None, name: str) -> str:
         """The id the call goes to the editor with."""
-        if not call_id:
+        if call_id:
+            self._waiting.append((call_id, name, True))
+        else:
             self._made_up += 1
             call_id = f"gemini_call_{self._made_up}"
-            self._waiting.append(_Call(call_id, name, client_id=False))
-        else:
-            self._waiting.append(_Call(call_id, name, client_id=True))
+            self._waiting.append((call_id, name, False))
         self._ids.add(call_id)
         return call_id
 
     def response(self, call_id: str | None, name: str) -> str:
         """The id of the call this response answers, or an id that pairs with none."""
+        waiting = self._waiting
         if call_id:
-            for index, waiting in enumerate(self._waiting):
-                if waiting.id == call_id:
-                    del self._waiting[index]
+            for index, (waiting_id, _, _) in enumerate(waiting):
+                if waiting_id == call_id:
+                    del waiting[index]
                     return call_id
             if call_id in self._ids:
                 return call_id  # answered already: the history pairing labels it
-        for index, waiting in enumerate(self._waiting):
+        for index, (waiting_id, waiting_name, client_id) in enumerate(waiting):
             # A response without an id answers the first waiting call of its name; one with an
             # unknown id, only a call that had no id of its own.
-            if waiting.name == name and (not call_id or not waiting.client_id):
-                del self._waiting[index]
-                return waiting.id
+            if waiting_name == name and (not call_id or not client_id):
+                del waiting[index]
+                return waiting_id
         return call_id or f"{name} (no id)"

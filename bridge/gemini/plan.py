@@ -17,10 +17,11 @@ from bridge.core.validation_errors import json_object
 from bridge.gemini.convert import editor_messages
 from bridge.gemini.fields import bad_field, field_of, validated
 from bridge.gemini.options import include_thoughts, log_ignored, model_options, refuse_unsupported
-from bridge.gemini.protocol import GenerateContentRequest
+from bridge.gemini.protocol import GenerateContentRequest as ValidatedRequest
 from bridge.gemini.response_format import enum_instruction, requested_format
 from bridge.gemini.stop import stop_sequences
 from bridge.gemini.tools import plan_tools
+from bridge.gemini.wire import TYPED, GenerateContentRequest
 
 JUSTIFICATION = "A Gemini API client (such as Gemini CLI) asked Maestro Bridge for this answer."
 
@@ -40,15 +41,16 @@ class GeminiPlan:
 
 
 def parse_generate_request(body: Any) -> GenerateContentRequest:
-    """Validate a decoded JSON body; raises ApiError (400) naming the offending field."""
+    """Validate a decoded JSON body (the exact path); raises ApiError (400) naming the offending
+    field. What it accepts comes back as the fast path's Structs (wire.py)."""
     body = json_object(body)
     if field_of(body, "contents") is None:
         raise bad_field(
             "contents", "Missing required parameter: `contents`.", "missing_required_parameter"
         )
-    request = validated(body, GenerateContentRequest)
+    request = validated(body, ValidatedRequest)
     log_ignored(body)
-    return request
+    return TYPED.from_validated(request)
 
 
 def plan_generate(

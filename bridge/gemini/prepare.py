@@ -11,6 +11,7 @@ from bridge.core.request_tags import note_request
 from bridge.core.structured_output import DEFAULT_CHECK_SECONDS, checked_format
 from bridge.core.token_limits import check_context_length
 from bridge.gemini.plan import GeminiPlan, parse_generate_request, plan_generate
+from bridge.gemini.wire import GenerateContentRequest
 
 
 def model_id(model_name: str) -> str:
@@ -19,10 +20,16 @@ def model_id(model_name: str) -> str:
 
 
 async def plan_body(
-    backend: Backend, body: Any, model_name: str, stream: bool, names: ModelNames
+    backend: Backend,
+    body: GenerateContentRequest | Any,
+    model_name: str,
+    stream: bool,
+    names: ModelNames,
 ) -> tuple[GeminiPlan, ModelInfo]:
-    """Parse, resolve the path's model, plan (raises ApiError: 400 bad input, 404 unknown model)."""
-    request = parse_generate_request(body)
+    """Parse, resolve the path's model, plan (raises ApiError: 400 bad input, 404 unknown model).
+
+    `body` as the routes read it (body.py), or decoded JSON, which the exact path parses."""
+    request = body if type(body) is GenerateContentRequest else parse_generate_request(body)
     name = model_id(model_name)
     note_request("gemini", name, stream)
     model = resolve_model(name, await backend.list_models(), names)
@@ -31,7 +38,7 @@ async def plan_body(
 
 async def prepare_generate(
     backend: Backend,
-    body: Any,
+    body: GenerateContentRequest | Any,
     model_name: str,
     stream: bool,
     names: ModelNames,

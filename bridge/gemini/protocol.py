@@ -5,6 +5,9 @@ Google's API is proto JSON, which takes both spellings of every field name (`inl
 client's fields never fail a request; the ones it reads are typed. Tools, `toolConfig` and the
 schemas stay plain objects here: tools.py, schema.py and response_format.py read them and name
 the offending field when one is wrong.
+
+These models are the exact path (body.py): an ordinary body is read by msgspec into wire.py's
+Structs, and what these models accept is handed on as those Structs, so one conversion reads both.
 """
 
 from __future__ import annotations

@@ -16,8 +16,8 @@ from typing import Any
 
 from bridge.core.structured_output import OutputFormat
 from bridge.gemini.fields import bad_field
-from bridge.gemini.protocol import GenerationConfig
 from bridge.gemini.schema import json_schema_with_lower_types, openapi_to_json_schema
+from bridge.gemini.wire import GenerationConfig
 
 CONFIG = "generationConfig"
 MIME = f"{CONFIG}.responseMimeType"

@@ -20,6 +20,7 @@ from bridge.core.models import resolve_model
 from bridge.core.request_limits import check_request_shape, takes_model_slot
 from bridge.core.token_limits import chat_input_tokens
 from bridge.gemini import models
+from bridge.gemini.body import generate_request
 from bridge.gemini.chunks import KEEPALIVE, Chunk, fold
 from bridge.gemini.count import count_request
 from bridge.gemini.errors import gemini_error_body
@@ -55,8 +56,7 @@ def sse_frames(batch: list[Chunk]) -> bytes:
 async def generate(request: web.Request, model_name: str, *, stream: bool) -> web.StreamResponse:
     backend = request.app[BACKEND]
     settings = request.app[SETTINGS]
-    body = await read_json(request)
-    check_request_shape(body, settings.limits, items="contents")
+    body = await generate_request(request, settings.limits)
     check_seconds = settings.limits.answerCheckSeconds
     names = settings.model_names()
     plan = await prepare_generate(backend, body, model_name, stream, names, check_seconds)
