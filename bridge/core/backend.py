@@ -43,12 +43,14 @@ class ModelInfo(_Wire):
 # create against ~0.6 us for a dataclass and 1.5-3 us for a pydantic model (docs/benchmarks.md,
 # the history sweep). Their encoding is their wire shape (docs/protocol.md): the tag `type`
 # first, and `name`/`id` only when set. Unknown keys from the editor are ignored.
-class TextPart(msgspec.Struct, kw_only=True, tag_field="type", tag="text"):
+# `gc=False`: the collector does not track them (a long history's thousands of them made it
+# run full passes mid-request); they hold only strings and JSON values, so no cycle.
+class TextPart(msgspec.Struct, kw_only=True, gc=False, tag_field="type", tag="text"):
     type: ClassVar[Literal["text"]] = "text"  # the tag, as an attribute too
     value: str
 
 
-class DataPart(msgspec.Struct, kw_only=True, tag_field="type", tag="data"):
+class DataPart(msgspec.Struct, kw_only=True, gc=False, tag_field="type", tag="data"):
     """Binary data (an image, or JSON such as Copilot's `usage`), base64 encoded."""
 
     type: ClassVar[Literal["data"]] = "data"  # the tag, as an attribute too
@@ -56,14 +58,14 @@ class DataPart(msgspec.Struct, kw_only=True, tag_field="type", tag="data"):
     data: str
 
 
-class ToolCallPart(msgspec.Struct, kw_only=True, tag_field="type", tag="toolCall"):
+class ToolCallPart(msgspec.Struct, kw_only=True, gc=False, tag_field="type", tag="toolCall"):
     type: ClassVar[Literal["toolCall"]] = "toolCall"  # the tag, as an attribute too
     callId: str
     name: str
     input: dict[str, Any] = msgspec.field(default_factory=dict)
 
 
-class ToolResultPart(msgspec.Struct, kw_only=True, tag_field="type", tag="toolResult"):
+class ToolResultPart(msgspec.Struct, kw_only=True, gc=False, tag_field="type", tag="toolResult"):
     type: ClassVar[Literal["toolResult"]] = "toolResult"  # the tag, as an attribute too
     callId: str
     content: list[TextPart | DataPart] = msgspec.field(default_factory=list)
@@ -81,7 +83,7 @@ MessagePart = TextPart | DataPart | ToolCallPart | ToolResultPart
 ResponsePart = TextPart | DataPart | ToolCallPart | ThinkingPart
 
 
-class ChatMessage(msgspec.Struct, kw_only=True, omit_defaults=True):
+class ChatMessage(msgspec.Struct, kw_only=True, gc=False, omit_defaults=True):
     role: Literal["user", "assistant"]
     content: list[MessagePart]
     name: str | None = None
