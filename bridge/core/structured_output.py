@@ -27,14 +27,16 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
-
-from jsonschema.protocols import Validator
-from jsonschema.validators import validator_for
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from bridge.core.errors import ApiError, invalid_request
-from bridge.core.schema_check import SafeSchema, Unchecked
+from bridge.core.unchecked import Unchecked
 from bridge.settings import DEFAULT_ANSWER_CHECK_SECONDS
+
+if TYPE_CHECKING:
+    from jsonschema.protocols import Validator
+
+    from bridge.core.schema_check import SafeSchema
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -124,6 +126,8 @@ def _unusable_schema(reason: str, param: str) -> ApiError:
 
 @functools.cache
 def _metaschema(cls: type[Validator]) -> SafeSchema:
+    from bridge.core.schema_check import SafeSchema
+
     # With the draft's format checker, as `check_schema` does (`format: regex`...).
     return SafeSchema(cls.META_SCHEMA, format_checker=cls.FORMAT_CHECKER)
 
@@ -131,6 +135,11 @@ def _metaschema(cls: type[Validator]) -> SafeSchema:
 def _checker(schema: dict[str, Any], deadline: float, param: str) -> SafeSchema:
     """The schema's bounded checker (blocking); 400 for a schema that is never checkable or
     invalid; Unchecked when validating it ran out of time."""
+    # Here: jsonschema and regex cost start-up time and memory, and only a schema needs them.
+    from jsonschema.validators import validator_for
+
+    from bridge.core.schema_check import SafeSchema
+
     try:
         checker = SafeSchema(schema)
         metaschema = _metaschema(validator_for(schema))
@@ -190,6 +199,8 @@ def problem(fmt: OutputFormat, text: str, deadline: float) -> str | None:
     if fmt.kind == "json_object":
         return None if isinstance(value, dict) else "the answer is JSON but not an object"
     assert fmt.schema is not None
+    from bridge.core.schema_check import SafeSchema
+
     # No checker: the schema was not validated in time (or not asked to be); bounded all the same.
     checker = fmt.checker or SafeSchema(fmt.schema)
     error = checker.first_error(value, deadline)
