@@ -30,7 +30,8 @@ import regex
 from jsonschema import FormatChecker, exceptions, validators
 from jsonschema.protocols import Validator
 
-from bridge.core.unchecked import Unchecked  # here too: its callers import it from here
+# Re-exported: callers that check schemas import it from here.
+from bridge.core.unchecked import Unchecked as Unchecked
 
 # Keyword calls nested at once (each `$ref`, `properties`, `anyOf`... is one level): a recursive
 # schema checks answers nested about 100 deep; schemas nested about 40 deep pass the metaschema
