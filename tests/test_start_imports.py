@@ -16,7 +16,7 @@ import uuid
 from pathlib import Path
 
 from conftest import REPO_ROOT
-from processes import SESSION_ENV, run, session_bridge_processes
+from processes import SESSION_ENV, environ, is_running, process_table, run
 
 # Only a request that needs them imports these (each named with who needs it).
 LATER = {
@@ -97,6 +97,15 @@ def test_the_headless_editor_starts_without_what_only_some_requests_need(
     assert _too_early(modules) == []
 
 
+def _marked_processes(marker: str) -> list[int]:
+    """Running processes started with `marker` as their session (Linux: /proc environ)."""
+    return [
+        pid
+        for pid, _ in process_table()
+        if is_running(pid) and environ(pid).get(SESSION_ENV) == marker
+    ]
+
+
 def test_refused_flags_leave_no_language_server_behind() -> None:
     """`serve` spawns its language server before it checks its flags (the server's imports
     run meanwhile); flags it refuses stop that server before `serve` exits, not later."""
@@ -111,4 +120,4 @@ def test_refused_flags_leave_no_language_server_behind() -> None:
     assert "maxConcurrentRequests" in result.stderr
     assert "Listening on" not in result.stdout
     # At once: a language server left to find its closed stdin would still be importing.
-    assert session_bridge_processes(marker) == []
+    assert _marked_processes(marker) == []
