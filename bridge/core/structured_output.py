@@ -21,8 +21,10 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import functools
+import importlib
 import json
 import logging
+import sys
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -45,6 +47,9 @@ DEFAULT_CHECK_SECONDS = DEFAULT_ANSWER_CHECK_SECONDS
 # Checks run here, not in the loop's default executor: a flood of slow checks waits its turn
 # (and times out as "not checked") without starving anything else. Two: the machine's cores.
 _CHECKS = ThreadPoolExecutor(max_workers=2, thread_name_prefix="answer-check")
+# The checker's module, with jsonschema and regex: imported by a checking thread when the first
+# check comes (they cost start-up time and memory, and only some requests need them).
+_SCHEMA_CHECK = "bridge.core.schema_check"
 
 
 @dataclass(frozen=True)
@@ -135,7 +140,6 @@ def _metaschema(cls: type[Validator]) -> SafeSchema:
 def _checker(schema: dict[str, Any], deadline: float, param: str) -> SafeSchema:
     """The schema's bounded checker (blocking); 400 for a schema that is never checkable or
     invalid; Unchecked when validating it ran out of time."""
-    # Here: jsonschema and regex cost start-up time and memory, and only a schema needs them.
     from jsonschema.validators import validator_for
 
     from bridge.core.schema_check import SafeSchema
@@ -178,8 +182,10 @@ async def _off_the_loop(work: Callable[[Any, float], T], subject: Any, seconds: 
 
     The deadline starts now, so time spent queued behind other checks counts too; the work
     gives up by itself at the deadline, the grace covers its last step."""
-    deadline = time.monotonic() + seconds
     loop = asyncio.get_running_loop()
+    if _SCHEMA_CHECK not in sys.modules:  # the first check: not counted against its time
+        await loop.run_in_executor(_CHECKS, importlib.import_module, _SCHEMA_CHECK)
+    deadline = time.monotonic() + seconds
     future = loop.run_in_executor(_CHECKS, work, subject, deadline)
     try:
         return await asyncio.wait_for(future, seconds + 0.5)
