@@ -7,7 +7,8 @@ from __future__ import annotations
 class Unchecked(Exception):
     """The value could not be checked within the bounds; the message says why (no content).
 
-    `too_deep`: the schema recurses past MAX_DEPTH for this value (the same for every try).
+    `too_deep`: the schema recurses past schema_check.MAX_DEPTH for this value (the same for
+    every try).
     """
 
     def __init__(self, reason: str, *, too_deep: bool = False) -> None:
