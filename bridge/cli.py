@@ -10,6 +10,7 @@ import contextlib
 import gc
 import os
 import sys
+from dataclasses import dataclass
 from typing import Any
 
 from bridge import __version__
@@ -283,6 +284,47 @@ def serve_options(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _serve(args: argparse.Namespace) -> int:
+    try:
+        return asyncio.run(_serve_spawned_first(args))
+    except KeyboardInterrupt:
+        return 130
+
+
+async def _serve_spawned_first(args: argparse.Namespace) -> int:
+    """The language server is spawned before anything else: its imports (most of the start-up
+    time) run on the other core while this process imports, checks the flags and builds the
+    editor. Flags found wrong stop it again before anything is printed but the error."""
+    from headless_editor.spawn import spawn_language_server
+
+    process = await spawn_language_server()
+    try:
+        prepared = _prepare_headless(args)
+    except BaseException:
+        await _discard(process)
+        raise
+    if isinstance(prepared, int):
+        await _discard(process)
+        return prepared
+    return await _run_headless(prepared, process)
+
+
+async def _discard(process: asyncio.subprocess.Process) -> None:
+    """A spawned language server no longer wanted (it has not been initialized yet)."""
+    if process.returncode is None:
+        with contextlib.suppress(ProcessLookupError):
+            process.kill()
+    await process.wait()
+
+
+@dataclass
+class _Headless:
+    options: dict[str, Any]
+    script: Any
+
+
+def _prepare_headless(args: argparse.Namespace) -> _Headless | int:
+    """The checked options and script for the headless editor, or the exit code (2) when the
+    flags are wrong (the message is printed)."""
     from pydantic import ValidationError
 
     from bridge.http.bind_policy import BindRefused, check_bind
@@ -306,10 +348,7 @@ def _serve(args: argparse.Namespace) -> int:
     except (BindRefused, ValidationError) as exc:
         print(f"maestro-bridge: {exc}", file=sys.stderr)
         return 2
-    try:
-        return asyncio.run(_run_headless(options, script))
-    except KeyboardInterrupt:
-        return 130
+    return _Headless(options, script)
 
 
 def _banner(url: str, api_key: str | None, model: str = "sim-echo") -> str:
@@ -354,15 +393,12 @@ curl:
 Press Ctrl-C to stop."""
 
 
-async def _run_headless(options: dict[str, Any], script: Any) -> int:
+async def _run_headless(headless: _Headless, process: asyncio.subprocess.Process) -> int:
     from bridge.stop_signals import install_stop_handlers
-    from headless_editor.spawn import spawn_language_server
-
-    # The language server first: its imports then overlap with the editor's (start-up time).
-    process = await spawn_language_server()
     from headless_editor.editor import EditorStartError, HeadlessEditor
 
-    editor = HeadlessEditor(script=script)
+    options = headless.options
+    editor = HeadlessEditor(script=headless.script)
     # Handlers first: a SIGTERM right after the "Listening" line must still stop cleanly.
     # Each platform's own ways (Ctrl-C, Ctrl-Break, SIGTERM, stdin closed): bridge/stop_signals.py.
     stop = asyncio.Event()

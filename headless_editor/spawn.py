@@ -1,8 +1,9 @@
 """Spawning the language server, kept free of heavy imports.
 
-`maestro-bridge serve` calls this before it imports the editor and the simulated model, so the
-language server's own imports (lsprotocol, aiohttp: most of the start-up time) run on the
-other core at the same time as the editor's, instead of after them.
+`maestro-bridge serve` calls this first, before it checks its flags and imports the editor and
+the simulated model (bridge/cli.py), so the language server's own imports (lsprotocol,
+aiohttp: most of the start-up time) run on the other core at the same time as those, instead
+of after them.
 """
 
 from __future__ import annotations

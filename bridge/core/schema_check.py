@@ -30,6 +30,9 @@ import regex
 from jsonschema import FormatChecker, exceptions, validators
 from jsonschema.protocols import Validator
 
+# Re-exported: callers that check schemas import it from here.
+from bridge.core.unchecked import Unchecked as Unchecked
+
 # Keyword calls nested at once (each `$ref`, `properties`, `anyOf`... is one level): a recursive
 # schema checks answers nested about 100 deep; schemas nested about 40 deep pass the metaschema
 # (5 levels each). Well below where Python's recursion limit stops jsonschema (about 320
@@ -40,17 +43,6 @@ MAX_DEPTH = 200
 PROBE_STEPS = 20_000
 
 Keyword = Callable[[Any, Any, Any, Any], Iterator[exceptions.ValidationError]]
-
-
-class Unchecked(Exception):
-    """The value could not be checked within the bounds; the message says why (no content).
-
-    `too_deep`: the schema recurses past MAX_DEPTH for this value (the same for every try).
-    """
-
-    def __init__(self, reason: str, *, too_deep: bool = False) -> None:
-        super().__init__(reason)
-        self.too_deep = too_deep
 
 
 @dataclass

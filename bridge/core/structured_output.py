@@ -21,20 +21,24 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import functools
+import importlib
 import json
 import logging
+import sys
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
-
-from jsonschema.protocols import Validator
-from jsonschema.validators import validator_for
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from bridge.core.errors import ApiError, invalid_request
-from bridge.core.schema_check import SafeSchema, Unchecked
+from bridge.core.unchecked import Unchecked
 from bridge.settings import DEFAULT_ANSWER_CHECK_SECONDS
+
+if TYPE_CHECKING:
+    from jsonschema.protocols import Validator
+
+    from bridge.core.schema_check import SafeSchema
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -43,6 +47,9 @@ DEFAULT_CHECK_SECONDS = DEFAULT_ANSWER_CHECK_SECONDS
 # Checks run here, not in the loop's default executor: a flood of slow checks waits its turn
 # (and times out as "not checked") without starving anything else. Two: the machine's cores.
 _CHECKS = ThreadPoolExecutor(max_workers=2, thread_name_prefix="answer-check")
+# The checker's module, with jsonschema and regex: imported by a checking thread when the first
+# check comes (they cost start-up time and memory, and only some requests need them).
+_SCHEMA_CHECK = "bridge.core.schema_check"
 
 
 @dataclass(frozen=True)
@@ -124,6 +131,8 @@ def _unusable_schema(reason: str, param: str) -> ApiError:
 
 @functools.cache
 def _metaschema(cls: type[Validator]) -> SafeSchema:
+    from bridge.core.schema_check import SafeSchema
+
     # With the draft's format checker, as `check_schema` does (`format: regex`...).
     return SafeSchema(cls.META_SCHEMA, format_checker=cls.FORMAT_CHECKER)
 
@@ -131,6 +140,10 @@ def _metaschema(cls: type[Validator]) -> SafeSchema:
 def _checker(schema: dict[str, Any], deadline: float, param: str) -> SafeSchema:
     """The schema's bounded checker (blocking); 400 for a schema that is never checkable or
     invalid; Unchecked when validating it ran out of time."""
+    from jsonschema.validators import validator_for
+
+    from bridge.core.schema_check import SafeSchema
+
     try:
         checker = SafeSchema(schema)
         metaschema = _metaschema(validator_for(schema))
@@ -169,8 +182,10 @@ async def _off_the_loop(work: Callable[[Any, float], T], subject: Any, seconds: 
 
     The deadline starts now, so time spent queued behind other checks counts too; the work
     gives up by itself at the deadline, the grace covers its last step."""
-    deadline = time.monotonic() + seconds
     loop = asyncio.get_running_loop()
+    if _SCHEMA_CHECK not in sys.modules:  # the first check: not counted against its time
+        await loop.run_in_executor(_CHECKS, importlib.import_module, _SCHEMA_CHECK)
+    deadline = time.monotonic() + seconds
     future = loop.run_in_executor(_CHECKS, work, subject, deadline)
     try:
         return await asyncio.wait_for(future, seconds + 0.5)
@@ -190,6 +205,8 @@ def problem(fmt: OutputFormat, text: str, deadline: float) -> str | None:
     if fmt.kind == "json_object":
         return None if isinstance(value, dict) else "the answer is JSON but not an object"
     assert fmt.schema is not None
+    from bridge.core.schema_check import SafeSchema
+
     # No checker: the schema was not validated in time (or not asked to be); bounded all the same.
     checker = fmt.checker or SafeSchema(fmt.schema)
     error = checker.first_error(value, deadline)

@@ -1,0 +1,126 @@
+"""What `maestro-bridge serve` loads before its endpoint answers, and what it must not.
+
+Start-up time and idle memory are mostly the modules imported (docs/benchmarks.md, "start"
+and "RSS idle"): what only some requests need is imported when one comes. Each process of
+`serve` is rebuilt here in a fresh interpreter by the same calls that start it: the language
+server (`maestro-bridge lsp`: its server and its HTTP application) and the headless editor
+(`serve`'s flags checked, the editor built). Speed itself is measured in bench/, not here.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import uuid
+from pathlib import Path
+
+from conftest import REPO_ROOT
+from processes import SESSION_ENV, environ, is_running, kill_tree, process_table, run
+
+# Only a request that needs them imports these (each named with who needs it).
+LATER = {
+    "jsonschema": "structured output (bridge/core/schema_check.py)",
+    "referencing": "structured output, through jsonschema",
+    "rpds": "structured output, through jsonschema",
+    "regex": "structured output's `pattern` (bridge/core/schema_check.py)",
+    "bridge.core.schema_check": "structured output",
+    "tomlkit": "`configure codex` only",
+    "bridge.configure.codex_command": "`configure codex` only",
+    "bridge.configure.claude_command": "`configure claude-code` only",
+    "bridge.configure.gemini_command": "`configure gemini` only",
+    "mcp_types": "the editor's tools at /mcp (--tools)",
+    "bridge.mcp.server": "the editor's tools at /mcp (--tools)",
+    "bridge.mcp.calls": "the editor's tools at /mcp (--tools)",
+    "headless_editor.sim_language": "the simulated editor's language tools",
+    "headless_editor.py_analysis": "the simulated editor's language tools",
+}
+
+_LANGUAGE_SERVER = """
+import json, sys
+import bridge.cli  # what `maestro-bridge lsp` runs
+from lsp.main import configure_logging
+from lsp.server import create_server
+from bridge.http.app import create_app
+from bridge.settings import BridgeSettings
+
+configure_logging()
+server = create_server()
+settings = BridgeSettings.from_options({"port": 0, "usage": {"database": sys.argv[1]}})
+create_app(server.backend, settings, server.tools)
+print(json.dumps(sorted(sys.modules)))
+"""
+
+_HEADLESS_EDITOR = """
+import json, sys
+from bridge.cli import _parser, _prepare_headless
+
+args = _parser().parse_args(["serve", "--port", "0", "--usage-db", sys.argv[1]])
+prepared = _prepare_headless(args)
+from bridge.stop_signals import install_stop_handlers
+from headless_editor.editor import HeadlessEditor
+
+HeadlessEditor(script=prepared.script)
+print(json.dumps(sorted(sys.modules)))
+"""
+
+
+def _modules(code: str, usage_db: Path) -> set[str]:
+    result = run(
+        [sys.executable, "-c", code, str(usage_db)],
+        cwd=REPO_ROOT,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": str(REPO_ROOT)},
+    )
+    assert result.returncode == 0, result.stderr
+    return set(json.loads(result.stdout.splitlines()[-1]))
+
+
+def _too_early(modules: set[str]) -> list[str]:
+    return sorted(f"{name} ({why})" for name, why in LATER.items() if name in modules)
+
+
+def test_the_language_server_starts_without_what_only_some_requests_need(
+    tmp_path: Path,
+) -> None:
+    modules = _modules(_LANGUAGE_SERVER, tmp_path / "usage.sqlite")
+    # The rebuild is what starts the endpoint: aiohttp, the dialects, pygls are all there.
+    assert {"aiohttp.web", "bridge.http.app", "bridge.anthropic.routes", "pygls"} <= modules
+    assert _too_early(modules) == []
+
+
+def test_the_headless_editor_starts_without_what_only_some_requests_need(
+    tmp_path: Path,
+) -> None:
+    modules = _modules(_HEADLESS_EDITOR, tmp_path / "usage.sqlite")
+    assert {"headless_editor.editor", "headless_editor.simulated_model"} <= modules
+    assert _too_early(modules) == []
+
+
+def _marked_processes(marker: str) -> list[int]:
+    """Running processes started with `marker` as their session (Linux: /proc environ)."""
+    return [
+        pid
+        for pid, _ in process_table()
+        if is_running(pid) and environ(pid).get(SESSION_ENV) == marker
+    ]
+
+
+def test_refused_flags_leave_no_language_server_behind() -> None:
+    """`serve` spawns its language server before it checks its flags (the server's imports
+    run meanwhile); flags it refuses stop that server before `serve` exits, not later."""
+    marker = uuid.uuid4().hex  # this run's processes alone, whatever else the session runs
+    result = run(
+        [sys.executable, "-m", "bridge.cli", "serve", "--port", "0", "--max-concurrent", "0"],
+        cwd=REPO_ROOT,
+        timeout=60,
+        env={**os.environ, "PYTHONPATH": str(REPO_ROOT), SESSION_ENV: marker},
+    )
+    assert result.returncode == 2, result
+    assert "maxConcurrentRequests" in result.stderr
+    assert "Listening on" not in result.stdout
+    # At once: a language server left to find its closed stdin would still be importing.
+    left = _marked_processes(marker)
+    for pid in left:  # a failing run still stops what it started (outside the session's mark)
+        kill_tree(pid)
+    assert left == []
