@@ -1,0 +1,394 @@
+"""The Responses fast path (bridge/responses/body.py): it reads exactly what the exact path
+reads, converts it to exactly the messages the old conversion made, and leaves every body it
+is not certain of to the exact path, which answers today's 400s.
+
+The old conversion is kept in tests/responses_legacy_convert.py (over the pydantic models);
+the fast path's Structs must equal the exact path's result turned into Structs, and both
+conversions must give equal messages (or raise the same error).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
+from functools import partial
+from typing import Any
+
+import pytest
+from aiohttp import web
+from aiohttp.test_utils import TestClient, TestServer
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from responses_bodies import Body, bench_bodies, client_bodies, crafted, every_body
+from responses_legacy_convert import legacy_editor_messages, legacy_to_chat_messages
+
+from bridge.core import strict_json
+from bridge.core.backend import ChatRequest, ModelInfo, ResponsePart, TextPart
+from bridge.core.errors import ApiError
+from bridge.core.request_limits import check_request_shape
+from bridge.core.strict_json import JsonInputError
+from bridge.http.app import create_app
+from bridge.responses.body import PATHS, fast_body
+from bridge.responses.compaction_codec import encode_summary
+from bridge.responses.convert_input import editor_messages, to_chat_messages
+from bridge.responses.item_cache import ItemCache, resolve_references
+from bridge.responses.request import CreateResponseRequest, parse_create_request
+from bridge.responses.responder import plan_response
+from bridge.responses.response_object import new_response
+from bridge.responses.tools import plan_request_tools
+from bridge.responses.wire import CreateBody, from_validated
+from bridge.settings import BridgeSettings, Limits
+
+LIMITS = BridgeSettings().limits
+TIGHT = LIMITS.model_copy(update={"maxInputItems": 6, "maxTools": 3, "maxJsonDepth": 8})
+BODIES = every_body()
+# Bodies the exact path accepts that the fast path must leave to it: a type no Struct names,
+# values pydantic coerces.
+EXACT_ONLY = {"unknown item type", "coerced numbers", "float tokens"}
+
+
+def exact(body: Any, limits: Limits = LIMITS) -> CreateResponseRequest | ApiError:
+    """Today's path (route order: shape limits, references, validation): its result or 400."""
+    try:
+        check_request_shape(body, limits)
+        return parse_create_request(resolve_references(body, ItemCache(1 << 20)))
+    except ApiError as exc:
+        return exc
+
+
+def outcome(convert: Callable[[], Any]) -> Any:
+    try:
+        return convert()
+    except ApiError as exc:
+        return ("error", exc.status, exc.message, exc.param, exc.code)
+
+
+def encoded(body: Any) -> bytes:
+    return json.dumps(body, ensure_ascii=False).encode()
+
+
+def same_reading(expected: CreateResponseRequest, fast: CreateBody) -> None:
+    assert fast == from_validated(expected)
+    assert outcome(lambda: to_chat_messages(fast)) == outcome(
+        lambda: legacy_to_chat_messages(expected)
+    )
+    assert outcome(lambda: editor_messages(fast)) == outcome(
+        lambda: legacy_editor_messages(expected)
+    )
+
+
+@pytest.mark.parametrize("name", sorted(BODIES))
+def test_the_fast_path_reads_and_converts_what_the_exact_path_does(name: str) -> None:
+    body = BODIES[name]
+    expected = exact(body)
+    fast = fast_body(encoded(body), LIMITS)
+    if isinstance(expected, ApiError):
+        assert fast is None, expected.message
+        return
+    if name in EXACT_ONLY:
+        assert fast is None
+        return
+    assert fast is not None, name
+    same_reading(expected, fast)
+    plan = outcome(lambda: plan_request_tools(fast))
+    assert plan == outcome(lambda: plan_request_tools(expected))
+    ours, theirs = (
+        new_response(fast, "resp_1", [], "auto"),
+        new_response(expected, "resp_1", [], "auto"),
+    )
+    ours.pop("created_at"), theirs.pop("created_at")
+    assert ours == theirs
+
+
+def test_ordinary_client_bodies_take_the_fast_path() -> None:
+    """Every captured client body the bridge accepts, and the bench's: no exact path."""
+    taken = 0
+    for body in [*client_bodies().values(), *bench_bodies().values()]:
+        if isinstance(exact(body), ApiError):
+            continue  # `previous_response_id` over HTTP: a 400 either way
+        assert fast_body(encoded(body), LIMITS) is not None, body.get("input")
+        taken += 1
+    assert taken >= 40
+
+
+def test_the_conversion_keeps_every_kind_of_item() -> None:
+    """A guard on the corpus: the differential test covers every kind the conversion reads."""
+    fast = fast_body(encoded(crafted()["every kind"]), LIMITS)
+    assert fast is not None and isinstance(fast.input, list)
+    kinds = {type(item).__name__ for item in fast.input}
+    assert len(kinds) == 13, kinds
+
+
+# --------------------------------------------------------------------------- odd bodies
+
+DEEP: Any = []
+for _ in range(120):
+    DEEP = [DEEP]
+ODD: dict[str, bytes] = {
+    "not json": b"{model",
+    "not an object": b"[1]",
+    "no model": encoded({"input": "x"}),
+    "empty model": encoded({"model": "", "input": "x"}),
+    "no input": encoded({"model": "m"}),
+    "previous_response_id": encoded({"model": "m", "input": "x", "previous_response_id": "r"}),
+    "conversation": encoded({"model": "m", "input": "x", "conversation": "c"}),
+    "background": encoded({"model": "m", "input": "x", "background": True}),
+    "item not an object": encoded({"model": "m", "input": ["x"]}),
+    "typeless without role": encoded({"model": "m", "input": [{"content": "x"}]}),
+    "typed null": encoded(
+        {"model": "m", "input": [{"type": None, "role": "user", "content": "x"}]}
+    ),
+    "item_reference": encoded({"model": "m", "input": [{"type": "item_reference", "id": "msg_x"}]}),
+    "bare reference": encoded({"model": "m", "input": [{"id": "msg_x"}]}),
+    "bad role": encoded({"model": "m", "input": [{"role": "tool", "content": "x"}]}),
+    "call without id": encoded({"model": "m", "input": [{"type": "function_call", "name": "f"}]}),
+    "null arguments": encoded(
+        {
+            "model": "m",
+            "input": [{"type": "function_call", "call_id": "c", "name": "f", "arguments": None}],
+        }
+    ),
+    "bad compaction": encoded(
+        {"model": "m", "input": [{"type": "compaction", "encrypted_content": "amcmp1.xx"}]}
+    ),
+    "deep tools": encoded({"model": "m", "input": "x", "tools": [{"type": "function", "x": DEEP}]}),
+    "deep additional tools": encoded(
+        {"model": "m", "input": [{"type": "additional_tools", "tools": [{"d": DEEP}]}]}
+    ),
+    "deep search arguments": encoded(
+        {"model": "m", "input": [{"type": "tool_search_call", "arguments": DEEP}]}
+    ),
+    "deep metadata": encoded({"model": "m", "input": "x", "metadata": {"d": DEEP}}),
+    "NaN": b'{"model": "m", "input": "x", "temperature": NaN}',
+    "huge float": b'{"model": "m", "input": "x", "temperature": 1e400}',
+    "lone surrogate": b'{"model": "m", "input": "\\ud800"}',
+    "not UTF-8": b'{"model": "m", "input": "\xff"}',
+    "UTF-16": encoded({"model": "m", "input": "x"}).decode().encode("utf-16"),
+    "orphan output": encoded(
+        {"model": "m", "input": [{"type": "function_call_output", "call_id": "c", "output": "x"}]}
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ODD))
+def test_odd_bodies_are_left_to_the_exact_path(name: str) -> None:
+    """All but the orphan (valid JSON of valid items: its 400 comes from the conversion)."""
+    raw = ODD[name]
+    fast = fast_body(raw, LIMITS)
+    if name != "orphan output":
+        assert fast is None
+        return
+    expected = exact(strict_json.decode(raw))
+    assert fast is not None and not isinstance(expected, ApiError)
+    same_reading(expected, fast)
+
+
+def test_tight_limits_send_bodies_to_the_exact_path() -> None:
+    calls = [{"type": "function_call", "call_id": f"c{i}", "name": "f"} for i in range(7)]
+    too_many_tools = [{"type": "function", "name": f"t{i}"} for i in range(4)]
+    # 8 levels deep under `tools`, 9 under an item's `tools`: past maxJsonDepth 8 both.
+    shallow = {"type": "function", "name": "f", "parameters": {"a": {"b": {"c": {"d": {}}}}}}
+    deep = {**shallow, "parameters": {"a": shallow["parameters"]}}
+    for body in (
+        {"model": "m", "input": calls},
+        {"model": "m", "input": "x", "tools": too_many_tools},
+        {"model": "m", "input": [{"type": "additional_tools", "tools": too_many_tools}]},
+        {"model": "m", "input": "x", "tools": [deep]},
+        {"model": "m", "input": [{"type": "additional_tools", "tools": [shallow]}]},
+    ):
+        assert isinstance(exact(body, TIGHT), ApiError)
+        assert fast_body(encoded(body), TIGHT) is None
+        assert fast_body(encoded(body), LIMITS) is not None
+
+
+# --------------------------------------------------------------------------- mutations
+
+VALUES = st.sampled_from(
+    [
+        None,
+        0,
+        1,
+        -1,
+        1.5,
+        True,
+        False,
+        "",
+        "x",
+        "user",
+        "assistant",
+        "system",
+        "message",
+        "reasoning",
+        "item_reference",
+        "function_call",
+        "compaction",
+        "additional_tools",
+        "client",
+        [],
+        {},
+        [{}],
+        ["x"],
+        {"type": "message"},
+        {"role": "user", "content": "x"},
+        {"id": "msg_1"},
+        encode_summary("s"),
+        "amcmp1.bad",
+        {"functionDeclarations": [{}]},
+        {"type": "function", "name": "g"},
+        DEEP,
+    ]
+)
+SEEDS = ["every kind", "bench 1", "string input", "typeless only", "instructions only"]
+
+
+def _paths(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    found = [path]
+    if isinstance(value, dict):
+        for key, child in value.items():
+            found += _paths(child, (*path, key))
+    elif isinstance(value, list):
+        for index, child in enumerate(value):
+            found += _paths(child, (*path, index))
+    return found
+
+
+def _mutated(body: Body, path: tuple[Any, ...], op: str, value: Any, key: str) -> Any:
+    copy = json.loads(json.dumps(body))
+    if not path:
+        return value if op == "set" else copy
+    parent = copy
+    for step in path[:-1]:
+        parent = parent[step]
+    last = path[-1]
+    if op == "set":
+        parent[last] = value
+    elif op == "delete":
+        del parent[last]
+    elif isinstance(parent[last], dict):
+        parent[last][key] = value
+    return copy
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    seed=st.sampled_from(SEEDS),
+    pick=st.integers(min_value=0),
+    op=st.sampled_from(["set", "delete", "add"]),
+    value=VALUES,
+    key=st.sampled_from(["type", "role", "content", "call_id", "tools", "text", "zz"]),
+    tight=st.booleans(),
+)
+def test_a_mutated_body_is_read_as_the_exact_path_reads_it_or_left_to_it(
+    seed: str, pick: int, op: str, value: Any, key: str, tight: bool
+) -> None:
+    base = BODIES[seed] if seed in BODIES else crafted()[seed]
+    paths = _paths(base)
+    body = _mutated(base, paths[pick % len(paths)], op, value, key)
+    limits = TIGHT if tight else LIMITS
+    fast = fast_body(encoded(body), limits)
+    if fast is None:
+        return
+    expected = exact(body, limits)
+    assert not isinstance(expected, ApiError), expected.message
+    same_reading(expected, fast)
+
+
+# --------------------------------------------------------------------------- over HTTP
+
+
+def _planned_chat(request: CreateResponseRequest, model: ModelInfo) -> ChatRequest:
+    return plan_response(request, model).chat
+
+
+class RecordingEditor:
+    """A stand-in editor (the bridge's route is what is tested): one model, one text part,
+    and the chat requests it was sent."""
+
+    def __init__(self) -> None:
+        self.chats: list[ChatRequest] = []
+
+    async def list_models(self) -> list[ModelInfo]:
+        return [ModelInfo(id="sim-echo", name="Echo")]
+
+    async def count_tokens(self, model: str, text: str) -> int:
+        return len(text) // 4
+
+    async def chat(self, request: ChatRequest) -> AsyncGenerator[list[ResponsePart], None]:
+        self.chats.append(request)
+        yield [TextPart(value="ok")]
+
+
+@pytest.fixture
+async def served() -> AsyncIterator[
+    tuple[TestClient[web.Request, web.Application], RecordingEditor]
+]:
+    editor = RecordingEditor()
+    async with TestClient(TestServer(create_app(editor, BridgeSettings()))) as client:
+        yield client, editor
+
+
+HTTP_BODIES = {
+    name: {**body, "model": "sim-echo", "stream": False}
+    for name, body in {**client_bodies(), **bench_bodies(), **crafted()}.items()
+}
+
+
+async def test_over_http_ordinary_bodies_take_the_fast_path_and_odd_ones_answer_as_before(
+    served: tuple[TestClient[web.Request, web.Application], RecordingEditor],
+) -> None:
+    """The route's chat request is the one the exact path's reading makes; a 400 is its 400."""
+    client, editor = served
+    model = (await editor.list_models())[0]
+    fast_taken = 0
+    for name, body in sorted(HTTP_BODIES.items()):
+        expected = exact(body)
+        before = PATHS.copy()
+        reply = await client.post("/v1/responses", data=encoded(body))
+        answer = await reply.json()
+        taken = set(PATHS - before)
+        if isinstance(expected, ApiError):
+            assert taken == {"exact"}, name
+            got = (reply.status, answer["error"]["message"], answer["error"]["param"])
+            assert got == (expected.status, expected.message, expected.param), name
+            continue
+        if name in EXACT_ONLY:
+            assert taken == {"exact"}, name
+        else:
+            assert taken in ({"fast"}, {"typeless"}), (name, taken)
+            fast_taken += 1
+        planned = outcome(partial(_planned_chat, expected, model))
+        if reply.status != 200:
+            error = answer["error"]
+            assert planned == (
+                "error",
+                reply.status,
+                error["message"],
+                error["param"],
+                error["code"],
+            )
+            continue
+        chat = editor.chats[-1]
+        assert (chat.messages, chat.tools, chat.toolMode) == (
+            planned.messages,
+            planned.tools,
+            planned.toolMode,
+        ), name
+    assert fast_taken >= 40
+
+
+async def test_over_http_odd_bodies_answer_as_the_exact_path_does(
+    served: tuple[TestClient[web.Request, web.Application], RecordingEditor],
+) -> None:
+    client, _ = served
+    for name, raw in sorted(ODD.items()):
+        try:
+            expected = exact(strict_json.decode(raw))
+        except JsonInputError as exc:
+            expected = ApiError(400, exc.message, param=exc.param)
+        before = PATHS.copy()
+        reply = await client.post("/v1/responses", data=raw)
+        answer = await reply.json()
+        assert set(PATHS - before) == ({"fast"} if name == "orphan output" else {"exact"}), name
+        if isinstance(expected, ApiError):
+            got = (reply.status, answer["error"]["message"], answer["error"]["param"])
+            assert got == (expected.status, expected.message, expected.param), name
