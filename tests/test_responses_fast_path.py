@@ -28,7 +28,7 @@ from bridge.core.errors import ApiError
 from bridge.core.request_limits import check_request_shape
 from bridge.core.strict_json import JsonInputError
 from bridge.http.app import create_app
-from bridge.responses.body import PATHS, fast_body
+from bridge.responses.body import PATHS, _converted, certain, create_request, fast_body
 from bridge.responses.compaction_codec import encode_summary
 from bridge.responses.convert_input import editor_messages, to_chat_messages
 from bridge.responses.item_cache import ItemCache, resolve_references
@@ -90,6 +90,9 @@ def test_the_fast_path_reads_and_converts_what_the_exact_path_does(name: str) ->
         return
     assert fast is not None, name
     same_reading(expected, fast)
+    before = PATHS.copy()
+    assert create_request(json.loads(encoded(body)), LIMITS) == fast  # a WebSocket turn's
+    assert set(PATHS - before) == {"fast"}
     plan = outcome(lambda: plan_request_tools(fast))
     assert plan == outcome(lambda: plan_request_tools(expected))
     ours, theirs = (
@@ -286,11 +289,16 @@ def test_a_mutated_body_is_read_as_the_exact_path_reads_it_or_left_to_it(
     body = _mutated(base, paths[pick % len(paths)], op, value, key)
     limits = TIGHT if tight else LIMITS
     fast = fast_body(encoded(body), limits)
-    if fast is None:
-        return
-    expected = exact(body, limits)
-    assert not isinstance(expected, ApiError), expected.message
-    same_reading(expected, fast)
+    if fast is not None:
+        expected = exact(body, limits)
+        assert not isinstance(expected, ApiError), expected.message
+        same_reading(expected, fast)
+    # A WebSocket turn's body, decoded already (its shape was checked as the frame came in).
+    converted = _converted(body) if isinstance(body, dict) else None
+    if converted is not None and certain(converted, limits):
+        validated = exact(body, LIMITS)
+        assert not isinstance(validated, ApiError), validated.message
+        same_reading(validated, converted)
 
 
 # --------------------------------------------------------------------------- over HTTP

@@ -12,7 +12,7 @@ answers exactly today's 400s or, accepting, gives the same data as Structs (`fro
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
+from typing import Any, cast
 
 import msgspec
 from aiohttp import web
@@ -57,25 +57,57 @@ _CHECKED = frozenset(
 _FREE_FORM_TOP = ("tool_choice", "text", "metadata")
 
 
+def _typeless_items(items: list[Any], read: Any, typeless: Any) -> list[InputItem]:
+    """Items one by one: each as an item Struct, else as a message without `type`."""
+    found: list[InputItem] = []
+    append = found.append
+    for one in items:
+        try:
+            append(read(one))
+        except msgspec.ValidationError:
+            message = typeless(one)
+            append(MessageItem(role=message.role, content=message.content))
+    return found
+
+
 def _with_typeless(raw: bytes, limits: Limits) -> CreateBody | None:
     """The body whose items include `{"role", "content"}` messages without a `type`."""
     body = _RAW_ITEMS.decode(raw, limits)
     if body is None or not isinstance(body.input, list):
         return None
-    items: list[InputItem] = []
-    append = items.append
     try:
-        for one in body.input:
-            try:
-                append(_ITEM.decode(one))
-            except msgspec.ValidationError:
-                message = _TYPELESS.decode(one)
-                append(MessageItem(role=message.role, content=message.content))
+        items = _typeless_items(body.input, _ITEM.decode, _TYPELESS.decode)
     except (msgspec.DecodeError, UnicodeDecodeError, RecursionError):
         return None
     fields = {name: getattr(body, name) for name in CreateBody.__struct_fields__}
     fields["input"] = items
     return CreateBody(**fields)
+
+
+def _read_item(item: Any) -> InputItem:
+    return cast("InputItem", msgspec.convert(item, InputItem))
+
+
+def _read_typeless(item: Any) -> TypelessMessage:
+    return msgspec.convert(item, TypelessMessage)
+
+
+def _converted(body: dict[str, Any]) -> CreateBody | None:
+    """A decoded body (dicts and lists) as Structs, typeless messages included; None when
+    it is not certainly of these types."""
+    try:
+        return msgspec.convert(body, CreateBody)
+    except msgspec.ValidationError:
+        pass
+    items = body.get("input")
+    if not isinstance(items, list):
+        return None
+    try:
+        read = msgspec.convert({**body, "input": None}, CreateBody)
+        read.input = _typeless_items(items, _read_item, _read_typeless)
+    except msgspec.ValidationError:
+        return None
+    return read
 
 
 def _items_certain(items: list[InputItem], limits: Limits) -> tuple[bool, int]:
@@ -157,6 +189,17 @@ def fast_body(raw: bytes, limits: Limits) -> CreateBody | None:
         return None
     PATHS[path] += 1
     return body
+
+
+def create_request(body: dict[str, Any], limits: Limits) -> CreateBody:
+    """A create body already decoded (a WebSocket turn's, with its kept history) as Structs:
+    converted when certain, else validated by the exact path (`parse_create_request`)."""
+    read = _converted(body)
+    if read is not None and certain(read, limits):
+        PATHS["fast"] += 1
+        return read
+    PATHS["exact"] += 1
+    return from_validated(parse_create_request(body))
 
 
 def exact_body(body: Any, limits: Limits, cache: ItemCache) -> CreateBody:

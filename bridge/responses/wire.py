@@ -216,19 +216,24 @@ AnyRequest = CreateBody | exact.CreateResponseRequest
 
 
 def _item_from_validated(item: Any) -> InputItem:
-    kind = item.type
-    cls = BY_TAG.get(kind)
+    cls = BY_TAG.get(item.type)
     if cls is None:
-        return SkippedItem(item_type=str(kind))
-    data = item.model_dump()
-    data.pop("type", None)
-    return cast("InputItem", msgspec.convert(data, cls, strict=False))
+        return SkippedItem(item_type=str(item.type))
+    return cast("InputItem", msgspec.convert(item, cls, from_attributes=True))
 
 
 def from_validated(request: exact.CreateResponseRequest) -> CreateBody:
-    """The exact path's result as the Structs the conversion reads (the same data)."""
-    data = request.model_dump(exclude={"input"})
-    body = msgspec.convert(data, CreateBody, strict=False)
+    """The exact path's result as the Structs the conversion reads (the same data).
+
+    Read attribute by attribute in one pass (the models share the field names); an item of a
+    type no Struct names fails that pass, and then the items are read one by one."""
+    try:
+        return msgspec.convert(request, CreateBody, from_attributes=True)
+    except msgspec.ValidationError:
+        pass
+    body = msgspec.convert(
+        request.model_copy(update={"input": []}), CreateBody, from_attributes=True
+    )
     if isinstance(request.input, list):
         body.input = [_item_from_validated(item) for item in request.input]
     else:
