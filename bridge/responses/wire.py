@@ -16,8 +16,12 @@ from msgspec import Struct
 
 from bridge.responses import request as exact
 
+# Every Struct here is `gc=False`: a long history is thousands of them, and the garbage
+# collector, tracking each, ran during the decode (half its time). They hold only values the
+# body decoded to (never themselves, nor anything that refers back), so they make no cycle.
 
-class ContentPart(Struct, kw_only=True):
+
+class ContentPart(Struct, kw_only=True, gc=False):
     """One part of a message or tool output: text, image or file (the kind is in `type`)."""
 
     type: str
@@ -35,7 +39,7 @@ Content = str | list[ContentPart]
 Role = Literal["user", "assistant", "system", "developer"]
 
 
-class _Item(Struct, kw_only=True, tag_field="type"):
+class _Item(Struct, kw_only=True, tag_field="type", gc=False):
     pass
 
 
@@ -170,12 +174,12 @@ else:
     InputItem = Union[(*_TYPED, *SKIPPED_CLASSES.values())]
 
 
-class ReasoningParam(Struct, kw_only=True):
+class ReasoningParam(Struct, kw_only=True, gc=False):
     effort: str | None = None
     summary: str | None = None
 
 
-class CreateBody(Struct, kw_only=True):
+class CreateBody(Struct, kw_only=True, gc=False):
     """CreateResponseRequest's fields, plus the ones today's checks reject (state, background),
     so the fast path can see them and leave such a body to the exact path."""
 
@@ -204,7 +208,7 @@ class CreateBody(Struct, kw_only=True):
     background: Any = None
 
 
-class TypelessMessage(Struct, kw_only=True):
+class TypelessMessage(Struct, kw_only=True, gc=False):
     """A message sent without `type` (the SDKs' `{"role", "content"}`): read as a message."""
 
     role: Role
