@@ -162,6 +162,9 @@ ODD: dict[str, bytes] = {
         {"model": "m", "input": [{"type": "tool_search_call", "arguments": DEEP}]}
     ),
     "deep metadata": encoded({"model": "m", "input": "x", "metadata": {"d": DEEP}}),
+    # JSON takes the last `type`; a fast reading that took the first would convert another item.
+    "duplicate type": b'{"model": "m", "input": [{"type": "reasoning", "type": "function_call", '
+    b'"call_id": "c", "name": "f"}]}',
     "NaN": b'{"model": "m", "input": "x", "temperature": NaN}',
     "huge float": b'{"model": "m", "input": "x", "temperature": 1e400}',
     "lone surrogate": b'{"model": "m", "input": "\\ud800"}',

@@ -190,9 +190,14 @@ def to_chat_messages(request: AnyRequest) -> list[ChatMessage]:
                 last = _RESULTS
             continue
         elif type(item) is MessageItem:
-            parts = content_parts(item.content)
-            if not parts:
-                continue
+            content = item.content
+            # The usual message, one text part, without the general walk.
+            if type(content) is list and len(content) == 1 and content[0].text:
+                parts: list[MessagePart] = [TextPart(value=content[0].text)]
+            else:
+                parts = content_parts(content)
+                if not parts:
+                    continue
             role = item.role
             if role == "assistant":
                 # Text and tool calls of one turn, in any order, stay one assistant message.
