@@ -294,14 +294,31 @@ def test_a_mutated_body_is_read_as_the_exact_path_reads_it_or_left_to_it(
     fast = fast_body(encoded(body), limits)
     if fast is not None:
         expected = exact(body, limits)
+        if isinstance(expected, ApiError) and value is DEEP and expected.code == "nesting_too_deep":
+            # The one known difference: depth inside a field no Struct reads (the test below).
+            assert fast == fast_body(encoded(base), limits)
+            return
         assert not isinstance(expected, ApiError), expected.message
         same_reading(expected, fast)
     # A WebSocket turn's body, decoded already (its shape was checked as the frame came in).
     converted = _converted(body) if isinstance(body, dict) else None
     if converted is not None and certain(converted, limits):
-        validated = exact(body, LIMITS)
-        assert not isinstance(validated, ApiError), validated.message
+        validated = parse_create_request(body)
         same_reading(validated, converted)
+
+
+def test_depth_inside_a_field_the_bridge_ignores_is_not_counted() -> None:
+    """msgspec skips a field no Struct names without building it, so the fast path cannot see
+    its depth: a field the bridge never reads may nest past maxJsonDepth there (today's path
+    answers 400 `nesting_too_deep`). Past msgspec's own recursion bound it is the exact
+    path's again, and that 400."""
+    body = {"model": "m", "input": [{"role": "user", "content": "x", "zz": DEEP}]}
+    fast = fast_body(encoded(body), LIMITS)
+    assert fast == fast_body(encoded({**body, "input": [{"role": "user", "content": "x"}]}), LIMITS)
+    error = exact(body)
+    assert isinstance(error, ApiError) and error.code == "nesting_too_deep"
+    very_deep = b'{"model": "m", "input": "x", "zz": ' + b"[" * 5000 + b"]" * 5000 + b"}"
+    assert fast_body(very_deep, LIMITS) is None
 
 
 # --------------------------------------------------------------------------- over HTTP
