@@ -10,30 +10,23 @@ conversions must give equal messages (or raise the same error).
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncGenerator, AsyncIterator, Callable
-from functools import partial
+from collections.abc import Callable
 from typing import Any
 
 import pytest
-from aiohttp import web
-from aiohttp.test_utils import TestClient, TestServer
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from responses_bodies import Body, bench_bodies, client_bodies, crafted, every_body
 from responses_legacy_convert import legacy_editor_messages, legacy_to_chat_messages
 
 from bridge.core import strict_json
-from bridge.core.backend import ChatRequest, ModelInfo, ResponsePart, TextPart
 from bridge.core.errors import ApiError
 from bridge.core.request_limits import check_request_shape
-from bridge.core.strict_json import JsonInputError
-from bridge.http.app import create_app
 from bridge.responses.body import PATHS, _converted, certain, create_request, fast_body
 from bridge.responses.compaction_codec import encode_summary
 from bridge.responses.convert_input import editor_messages, to_chat_messages
 from bridge.responses.item_cache import ItemCache, resolve_references
 from bridge.responses.request import CreateResponseRequest, parse_create_request
-from bridge.responses.responder import plan_response
 from bridge.responses.response_object import new_response
 from bridge.responses.tools import plan_request_tools
 from bridge.responses.wire import CreateBody, from_validated
@@ -307,6 +300,38 @@ def test_a_mutated_body_is_read_as_the_exact_path_reads_it_or_left_to_it(
         same_reading(validated, converted)
 
 
+# Items to interleave: every kind, calls and results of a few ids (so some pair, some repeat,
+# some are orphans), in any order.
+POOL = [
+    item
+    for call_id in ("c1", "c2")
+    for item in (
+        {"type": "function_call", "call_id": call_id, "name": "shell", "arguments": "{}"},
+        {"type": "function_call_output", "call_id": call_id, "output": f"out {call_id}"},
+        {"type": "custom_tool_call", "call_id": f"x{call_id}", "name": "patch", "input": "p"},
+        {"type": "custom_tool_call_output", "call_id": f"x{call_id}", "output": []},
+    )
+] + [
+    item
+    for item in crafted()["every kind"]["input"]
+    if item.get("type") not in ("function_call", "function_call_output")
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(POOL), max_size=12), st.sampled_from([None, "Be terse."]))
+def test_any_order_of_items_converts_as_the_old_conversion_did(
+    items: list[Body], instructions: str | None
+) -> None:
+    body: Body = {"model": "m", "input": items}
+    if instructions is not None:
+        body["instructions"] = instructions
+    expected = exact(body)
+    fast = fast_body(encoded(body), LIMITS)
+    assert fast is not None and not isinstance(expected, ApiError)
+    same_reading(expected, fast)
+
+
 def test_depth_inside_a_field_the_bridge_ignores_is_not_counted() -> None:
     """msgspec skips a field no Struct names without building it, so the fast path cannot see
     its depth: a field the bridge never reads may nest past maxJsonDepth there (today's path
@@ -319,104 +344,3 @@ def test_depth_inside_a_field_the_bridge_ignores_is_not_counted() -> None:
     assert isinstance(error, ApiError) and error.code == "nesting_too_deep"
     very_deep = b'{"model": "m", "input": "x", "zz": ' + b"[" * 5000 + b"]" * 5000 + b"}"
     assert fast_body(very_deep, LIMITS) is None
-
-
-# --------------------------------------------------------------------------- over HTTP
-
-
-def _planned_chat(request: CreateResponseRequest, model: ModelInfo) -> ChatRequest:
-    return plan_response(request, model).chat
-
-
-class RecordingEditor:
-    """A stand-in editor (the bridge's route is what is tested): one model, one text part,
-    and the chat requests it was sent."""
-
-    def __init__(self) -> None:
-        self.chats: list[ChatRequest] = []
-
-    async def list_models(self) -> list[ModelInfo]:
-        return [ModelInfo(id="sim-echo", name="Echo")]
-
-    async def count_tokens(self, model: str, text: str) -> int:
-        return len(text) // 4
-
-    async def chat(self, request: ChatRequest) -> AsyncGenerator[list[ResponsePart], None]:
-        self.chats.append(request)
-        yield [TextPart(value="ok")]
-
-
-@pytest.fixture
-async def served() -> AsyncIterator[
-    tuple[TestClient[web.Request, web.Application], RecordingEditor]
-]:
-    editor = RecordingEditor()
-    async with TestClient(TestServer(create_app(editor, BridgeSettings()))) as client:
-        yield client, editor
-
-
-HTTP_BODIES = {
-    name: {**body, "model": "sim-echo", "stream": False}
-    for name, body in {**client_bodies(), **bench_bodies(), **crafted()}.items()
-}
-
-
-async def test_over_http_ordinary_bodies_take_the_fast_path_and_odd_ones_answer_as_before(
-    served: tuple[TestClient[web.Request, web.Application], RecordingEditor],
-) -> None:
-    """The route's chat request is the one the exact path's reading makes; a 400 is its 400."""
-    client, editor = served
-    model = (await editor.list_models())[0]
-    fast_taken = 0
-    for name, body in sorted(HTTP_BODIES.items()):
-        expected = exact(body)
-        before = PATHS.copy()
-        reply = await client.post("/v1/responses", data=encoded(body))
-        answer = await reply.json()
-        taken = set(PATHS - before)
-        if isinstance(expected, ApiError):
-            assert taken == {"exact"}, name
-            got = (reply.status, answer["error"]["message"], answer["error"]["param"])
-            assert got == (expected.status, expected.message, expected.param), name
-            continue
-        if name in EXACT_ONLY:
-            assert taken == {"exact"}, name
-        else:
-            assert taken in ({"fast"}, {"typeless"}), (name, taken)
-            fast_taken += 1
-        planned = outcome(partial(_planned_chat, expected, model))
-        if reply.status != 200:
-            error = answer["error"]
-            assert planned == (
-                "error",
-                reply.status,
-                error["message"],
-                error["param"],
-                error["code"],
-            )
-            continue
-        chat = editor.chats[-1]
-        assert (chat.messages, chat.tools, chat.toolMode) == (
-            planned.messages,
-            planned.tools,
-            planned.toolMode,
-        ), name
-    assert fast_taken >= 40
-
-
-async def test_over_http_odd_bodies_answer_as_the_exact_path_does(
-    served: tuple[TestClient[web.Request, web.Application], RecordingEditor],
-) -> None:
-    client, _ = served
-    for name, raw in sorted(ODD.items()):
-        try:
-            expected = exact(strict_json.decode(raw))
-        except JsonInputError as exc:
-            expected = ApiError(400, exc.message, param=exc.param)
-        before = PATHS.copy()
-        reply = await client.post("/v1/responses", data=raw)
-        answer = await reply.json()
-        assert set(PATHS - before) == ({"fast"} if name == "orphan output" else {"exact"}), name
-        if isinstance(expected, ApiError):
-            got = (reply.status, answer["error"]["message"], answer["error"]["param"])
-            assert got == (expected.status, expected.message, expected.param), name
