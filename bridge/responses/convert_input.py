@@ -25,24 +25,28 @@ from bridge.core.errors import ApiError
 from bridge.core.history import normalise_tool_history
 from bridge.core.images import file_parts, image_part, image_reference_note
 from bridge.core.tools import tool_input
-from bridge.responses.request import (
+from bridge.responses.compaction_codec import decode_summary
+from bridge.responses.tool_search import SEARCH_TOOL_NAME, loaded_note
+from bridge.responses.tools import NAMESPACE_SEPARATOR
+from bridge.responses.wire import (
     AdditionalToolsItem,
     AgentMessageItem,
+    AnyRequest,
     CompactionItem,
     Content,
     ContentPart,
-    CreateResponseRequest,
     CustomToolCallItem,
     CustomToolCallOutputItem,
     FunctionCallItem,
     FunctionCallOutputItem,
+    InputItem,
     MessageItem,
+    ReasoningItem,
     SkippedItem,
     ToolSearchCallItem,
     ToolSearchOutputItem,
+    as_body,
 )
-from bridge.responses.tool_search import SEARCH_TOOL_NAME, loaded_note
-from bridge.responses.tools import NAMESPACE_SEPARATOR
 
 log = logging.getLogger(__name__)
 
@@ -52,14 +56,18 @@ def content_parts(content: Content) -> list[MessagePart]:
     if isinstance(content, str):
         return [TextPart(value=content)] if content else []
     parts: list[MessagePart] = []
+    append = parts.append
     for part in content:
-        parts.extend(_one_part(part))
+        text = part.text  # input_text, output_text, text, summary_text, ...
+        if text is not None:
+            if text:
+                append(TextPart(value=text))
+        else:
+            parts.extend(_other_part(part))
     return parts
 
 
-def _one_part(part: ContentPart) -> list[MessagePart]:
-    if part.text is not None:  # input_text, output_text, text, summary_text, ...
-        return [TextPart(value=part.text)] if part.text else []
+def _other_part(part: ContentPart) -> list[MessagePart]:
     if part.refusal is not None:
         return [TextPart(value=part.refusal)]
     if part.type == "input_image":
@@ -76,16 +84,17 @@ def _one_part(part: ContentPart) -> list[MessagePart]:
     return [TextPart(value=f"[content of type {part.type!r} not included]")]
 
 
-def _call_part(item: FunctionCallItem | CustomToolCallItem) -> ToolCallPart:
+def _call_part(item: CustomToolCallItem) -> ToolCallPart:
     # The flat name the tool was offered under (`tools.plan_tools`).
     name = f"{item.namespace}{NAMESPACE_SEPARATOR}{item.name}" if item.namespace else item.name
-    if isinstance(item, CustomToolCallItem):
-        return ToolCallPart(callId=item.call_id, name=name, input={"input": item.input})
-    return ToolCallPart(callId=item.call_id, name=name, input=tool_input(item.arguments))
+    return ToolCallPart(callId=item.call_id, name=name, input={"input": item.input})
 
 
 def _result_part(item: FunctionCallOutputItem | CustomToolCallOutputItem) -> ToolResultPart:
-    content = [p for p in content_parts(item.output) if isinstance(p, (TextPart, DataPart))]
+    output = item.output
+    if type(output) is str:
+        return ToolResultPart(callId=item.call_id, content=[TextPart(value=output)])
+    content = [p for p in content_parts(output) if isinstance(p, (TextPart, DataPart))]
     return ToolResultPart(callId=item.call_id, content=content or [TextPart(value="")])
 
 
@@ -130,111 +139,133 @@ COMPACTION_PREAMBLE = "Summary of the earlier conversation (compacted):"
 
 def compaction_message(item: CompactionItem) -> ChatMessage:
     """A compaction item's summary, back in the context where the compacted turns were."""
-    return ChatMessage(
-        role="user", content=[TextPart(value=f"{COMPACTION_PREAMBLE}\n\n{item.summary}")]
-    )
+    summary = decode_summary(item.encrypted_content)  # checked readable before conversion
+    return ChatMessage(role="user", content=[TextPart(value=f"{COMPACTION_PREAMBLE}\n\n{summary}")])
 
 
-class _Conversation:
-    """The messages built so far, with the kinds of part the last one holds.
-
-    Knowing those kinds makes each merge check one step: checking every part of the last
-    message instead made 10,000 calls of one turn cost 50 million steps.
-    """
-
-    def __init__(self) -> None:
-        self.messages: list[ChatMessage] = []
-        self._last_kinds: set[type] | None = None  # None: not needed yet, so not gathered
-        self.answered = False  # the model has spoken: later system text stays in place
-
-    def add(self, message: ChatMessage) -> None:
-        self.messages.append(message)
-        self._last_kinds = None
-        self.answered = self.answered or message.role == "assistant"
-
-    def append(self, role: str, parts: list[MessagePart], merge_when: tuple[type, ...]) -> None:
-        """Add parts as a new message, or into the previous one when it is of the same kind."""
-        last = self.messages[-1] if self.messages else None
-        if last is not None and last.role == role and last.content:
-            if self._last_kinds is None:
-                self._last_kinds = {type(part) for part in last.content}
-            if all(issubclass(kind, merge_when) for kind in self._last_kinds):
-                last.content.extend(parts)
-                self._last_kinds.update(type(part) for part in parts)
-                return
-        self.add(ChatMessage(role="user" if role == "user" else "assistant", content=parts))
+# What the last message built is, for merging: an assistant turn takes more text and calls;
+# a user message of tool results only takes more results; any other message takes nothing.
+_NONE, _ASSISTANT, _RESULTS = 0, 1, 2
 
 
-def to_chat_messages(request: CreateResponseRequest) -> list[ChatMessage]:
+def to_chat_messages(request: AnyRequest) -> list[ChatMessage]:
     """The whole conversation, system-like text first, in the editor's shape."""
+    body = as_body(request)
     preamble: list[ChatMessage] = []
-    if request.instructions:
-        preamble.append(ChatMessage(role="user", content=[TextPart(value=request.instructions)]))
-    items = (
-        request.input
-        if isinstance(request.input, list)
-        else [MessageItem(role="user", content=request.input)]
+    if body.instructions:
+        preamble.append(ChatMessage(role="user", content=[TextPart(value=body.instructions)]))
+    raw = body.input
+    items: list[InputItem] = (
+        raw if isinstance(raw, list) else [MessageItem(role="user", content=raw or "")]
     )
 
-    conversation = _Conversation()
+    messages: list[ChatMessage] = []
+    add = messages.append
+    last = _NONE
+    last_content: list[MessagePart] = []  # the content of messages[-1], when last != _NONE
+    answered = False  # the model has spoken: later system text stays in place
     call_ids: set[str] = set()
     outputs: list[tuple[int, str]] = []  # (input index, call id) of every tool result
     for index, item in enumerate(items):
-        if isinstance(item, MessageItem):
-            parts = content_parts(item.content)
-            if not parts:
-                continue
-            if item.role in ("system", "developer") and conversation.answered:
+        # Most frequent first; `type(...) is` is one step where isinstance walks the MRO.
+        call: ToolCallPart | None
+        result: ToolResultPart | None
+        if type(item) is FunctionCallItem:
+            name = item.name
+            if item.namespace:  # the flat name the tool was offered under (`tools.plan_tools`)
+                name = f"{item.namespace}{NAMESPACE_SEPARATOR}{name}"
+            call = ToolCallPart(callId=item.call_id, name=name, input=tool_input(item.arguments))
+        elif type(item) is FunctionCallOutputItem or type(item) is CustomToolCallOutputItem:
+            outputs.append((index, item.call_id))
+            output = item.output
+            if type(output) is str:
+                result = ToolResultPart(callId=item.call_id, content=[TextPart(value=output)])
+            else:
+                result = _result_part(item)
+            if last == _RESULTS:
+                last_content.append(result)
+            else:
+                last_content = [result]
+                add(ChatMessage(role="user", content=last_content))
+                last = _RESULTS
+            continue
+        elif type(item) is MessageItem:
+            content = item.content
+            # The usual message, one text part, without the general walk.
+            if type(content) is list and len(content) == 1 and content[0].text:
+                parts: list[MessagePart] = [TextPart(value=content[0].text)]
+            else:
+                parts = content_parts(content)
+                if not parts:
+                    continue
+            role = item.role
+            if role == "assistant":
+                # Text and tool calls of one turn, in any order, stay one assistant message.
+                if last == _ASSISTANT:
+                    last_content.extend(parts)
+                else:
+                    last_content = parts
+                    add(ChatMessage(role="assistant", content=parts))
+                    last, answered = _ASSISTANT, True
+            elif role == "user":
+                add(ChatMessage(role="user", content=parts))
+                last = _NONE
+            elif answered:
                 # Where it was written, labelled: moved up to the preamble it would change
                 # the start of every later prompt (and the provider's prompt cache with it).
-                label = TextPart(value=SYSTEM_LABELS[item.role])
-                conversation.add(ChatMessage(role="user", content=[label, *parts]))
-            elif item.role in ("system", "developer"):
-                preamble.append(ChatMessage(role="user", content=parts))
-            elif item.role == "assistant":
-                # Text and tool calls of one turn, in any order, stay one assistant message.
-                conversation.append(
-                    "assistant", parts, merge_when=(TextPart, ToolCallPart, DataPart)
-                )
+                label = TextPart(value=SYSTEM_LABELS[role])
+                add(ChatMessage(role="user", content=[label, *parts]))
+                last = _NONE
             else:
-                conversation.add(ChatMessage(role="user", content=parts))
-        elif isinstance(item, (FunctionCallItem, CustomToolCallItem)):
-            call_ids.add(item.call_id)
-            conversation.append(
-                "assistant",
-                [_call_part(item)],
-                merge_when=(TextPart, ToolCallPart, DataPart),
-            )
-        elif isinstance(item, (FunctionCallOutputItem, CustomToolCallOutputItem)):
-            outputs.append((index, item.call_id))
-            conversation.append("user", [_result_part(item)], merge_when=(ToolResultPart,))
-        elif isinstance(item, AgentMessageItem):
-            conversation.add(agent_message(item))
-        elif isinstance(item, CompactionItem):
-            conversation.add(compaction_message(item))
-        elif isinstance(item, ToolSearchCallItem):
+                preamble.append(ChatMessage(role="user", content=parts))
+            continue
+        elif type(item) is ReasoningItem or type(item) is AdditionalToolsItem:
+            continue  # nothing for the editor; tools are offered (`tools.plan_request_tools`)
+        elif type(item) is CustomToolCallItem:
+            call = _call_part(item)
+        elif type(item) is AgentMessageItem:
+            add(agent_message(item))
+            last = _NONE
+            continue
+        elif type(item) is CompactionItem:
+            add(compaction_message(item))
+            last = _NONE
+            continue
+        elif type(item) is ToolSearchCallItem:
             call = search_call_part(item)
-            if call is not None:
-                call_ids.add(call.callId)
-                conversation.append(
-                    "assistant", [call], merge_when=(TextPart, ToolCallPart, DataPart)
-                )
-        elif isinstance(item, ToolSearchOutputItem):
+            if call is None:
+                continue
+        elif type(item) is ToolSearchOutputItem:
             result = search_result_part(item)
             if result is not None:
                 outputs.append((index, result.callId))
-                conversation.append("user", [result], merge_when=(ToolResultPart,))
-        elif isinstance(item, AdditionalToolsItem):
-            continue  # offered to the editor as tools (`tools.plan_request_tools`)
-        elif isinstance(item, SkippedItem) and item.type != "reasoning":
-            log.warning("Skipping input item of type %r the editor cannot take", item.type)
+                if last == _RESULTS:
+                    last_content.append(result)
+                else:
+                    last_content = [result]
+                    add(ChatMessage(role="user", content=last_content))
+                    last = _RESULTS
+            continue
+        else:
+            if isinstance(item, SkippedItem):
+                kind = item.item_type or str(type(item).__struct_config__.tag)
+                log.warning("Skipping input item of type %r the editor cannot take", kind)
+            continue
+        # A tool call: into the assistant turn being written, or a new one.
+        call_ids.add(call.callId)
+        if last == _ASSISTANT:
+            last_content.append(call)
+        else:
+            last_content = [call]
+            add(ChatMessage(role="assistant", content=last_content))
+            last, answered = _ASSISTANT, True
     for index, call_id in outputs:
         if call_id not in call_ids:
             raise orphan_output_error(index, call_id)
-    return preamble + conversation.messages
+    return preamble + messages
 
 
-def editor_messages(request: CreateResponseRequest) -> list[ChatMessage]:
+def editor_messages(request: AnyRequest) -> list[ChatMessage]:
     """What the editor is sent: the converted conversation, its tool history made pairable.
 
     The editor's providers reject a call without its result and a result without its call.

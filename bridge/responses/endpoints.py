@@ -22,9 +22,10 @@ from bridge.core.request_limits import check_request_shape
 from bridge.core.token_limits import chat_input_tokens
 from bridge.http.app_keys import BACKEND, SETTINGS
 from bridge.http.json_body import read_json, strict_json_response
+from bridge.responses.body import create_request
 from bridge.responses.item_cache import ITEM_CACHE, resolve_references
-from bridge.responses.request import parse_create_request
 from bridge.responses.responder import plan_response
+from bridge.settings import Limits
 
 _NOTHING_STORED = (
     "Maestro Bridge is stateless: it keeps no responses (`store` is always false), so there is "
@@ -37,8 +38,11 @@ async def input_tokens(request: web.Request) -> web.Response:
     body = await read_json(request)
     check_request_shape(body, request.app[SETTINGS].limits)  # the same bounds as creating
     body = resolve_references(body, request.app[ITEM_CACHE])
-    names = request.app[SETTINGS].model_names()
-    return strict_json_response(await count_input_tokens(request.app[BACKEND], body, names))
+    settings = request.app[SETTINGS]
+    counted = await count_input_tokens(
+        request.app[BACKEND], body, settings.model_names(), settings.limits
+    )
+    return strict_json_response(counted)
 
 
 async def stored_response(request: web.Request) -> web.Response:
@@ -61,7 +65,7 @@ async def cancel(request: web.Request) -> web.Response:
 
 
 async def count_input_tokens(
-    backend: Backend, body: Any, names: ModelNames | None = None
+    backend: Backend, body: Any, names: ModelNames | None = None, limits: Limits | None = None
 ) -> dict[str, Any]:
     """The input tokens of a create-response body, as the editor's model counts them."""
     if not isinstance(body, dict):
@@ -74,7 +78,7 @@ async def count_input_tokens(
             )
         body = {**body, "model": models[0].id}
     body = {**body, "input": body.get("input") or [], "stream": False}
-    request = parse_create_request(body)
+    request = create_request(body, limits or Limits())
     model = resolve_model(request.model, models, names)
     try:
         chat = plan_response(request, model).chat

@@ -41,9 +41,9 @@ from bridge.core.structured_output import (
 from bridge.core.token_limits import check_context_length
 from bridge.responses.convert_input import editor_messages
 from bridge.responses.events import Event, ResponseEventBuilder
-from bridge.responses.request import CreateResponseRequest
 from bridge.responses.response_object import new_response, usage_object
 from bridge.responses.tools import ToolTarget, plan_request_tools
+from bridge.responses.wire import AnyRequest, CreateBody, as_body
 
 log = logging.getLogger(__name__)
 
@@ -62,7 +62,7 @@ class ResponsePlan:
     check_seconds: float = DEFAULT_CHECK_SECONDS  # the answer's structured-output check
 
 
-def _model_options(request: CreateResponseRequest) -> RequestOptions:
+def _model_options(request: CreateBody) -> RequestOptions:
     """The sampling options; a reasoning summary has no way through Copilot (the model's
     thinking, where it shows any, still becomes the summary)."""
     reasoning = request.reasoning
@@ -74,8 +74,9 @@ def _model_options(request: CreateResponseRequest) -> RequestOptions:
     )
 
 
-def plan_response(request: CreateResponseRequest, model: ModelInfo) -> ResponsePlan:
+def plan_response(request: AnyRequest, model: ModelInfo) -> ResponsePlan:
     """Everything decided before the editor is asked (pure; raises ApiError on bad input)."""
+    request = as_body(request)  # the exact path's models (compaction's ask) as Structs
     tools = plan_request_tools(request)
     fmt = output_format(request.text)
     messages = editor_messages(request)
@@ -98,7 +99,7 @@ async def check_input(backend: Backend, plan: ResponsePlan, model: ModelInfo) ->
 
 async def prepare_response(
     backend: Backend,
-    request: CreateResponseRequest,
+    request: AnyRequest,
     names: ModelNames,
     check_seconds: float = DEFAULT_CHECK_SECONDS,
 ) -> ResponsePlan:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from bridge.responses.request import CreateResponseRequest, ReasoningParam
+from bridge.responses import request as exact
+from bridge.responses import wire
 
 
 def usage_object(
@@ -37,7 +38,7 @@ _EFFORTS = {"none", "low", "medium", "high", "xhigh"}
 _SUMMARIES = {"auto", "concise", "detailed"}
 
 
-def _reasoning_echo(reasoning: ReasoningParam) -> dict[str, Any]:
+def _reasoning_echo(reasoning: wire.ReasoningParam | exact.ReasoningParam) -> dict[str, Any]:
     effort = _EFFORT_ECHO.get(reasoning.effort or "", reasoning.effort)
     return {
         "effort": effort if effort in _EFFORTS else None,
@@ -46,7 +47,7 @@ def _reasoning_echo(reasoning: ReasoningParam) -> dict[str, Any]:
 
 
 def new_response(
-    request: CreateResponseRequest,
+    request: wire.AnyRequest,
     response_id: str,
     tools_echo: list[dict[str, Any]],
     tool_choice_echo: str | dict[str, Any],

@@ -11,10 +11,10 @@ from bridge.http.json_body import read_json, strict_json_response
 from bridge.http.sse import DONE, encode_events
 from bridge.http.sse_response import stream_events
 from bridge.responses import endpoints
+from bridge.responses.body import read_create_body
 from bridge.responses.compaction import compact_conversation
 from bridge.responses.events import Event
 from bridge.responses.item_cache import ITEM_CACHE, ItemCache, remembering, resolve_references
-from bridge.responses.request import parse_create_request
 from bridge.responses.responder import (
     TERMINAL_EVENTS,
     fold_response,
@@ -34,10 +34,8 @@ def sse_frames(batch: list[Event]) -> bytes:
 async def create_response(request: web.Request) -> web.StreamResponse:
     backend = request.app[BACKEND]
     settings = request.app[SETTINGS]
-    body = await read_json(request)
-    check_request_shape(body, settings.limits)
     items = request.app[ITEM_CACHE]
-    parsed = parse_create_request(resolve_references(body, items))
+    parsed = await read_create_body(request, settings.limits, items)
     plan = await prepare_response(
         backend, parsed, settings.model_names(), settings.limits.answerCheckSeconds
     )

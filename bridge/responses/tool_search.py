@@ -20,7 +20,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict
 
 from bridge.core.backend import ChatTool
-from bridge.responses.request import CreateResponseRequest, ToolSearchOutputItem
+from bridge.responses.wire import CreateBody, ToolSearchOutputItem
 
 SEARCH_TOOL_NAME = "tool_search"
 DEFAULT_DESCRIPTION = (
@@ -64,14 +64,14 @@ def search_chat_tool(tool: ToolSearchTool) -> ChatTool:
     )
 
 
-def search_output_groups(request: CreateResponseRequest) -> list[tuple[str, list[Any]]]:
+def search_output_groups(request: CreateBody) -> list[tuple[str, list[Any]]]:
     """The tools each `tool_search_output` input item loaded, each list with its param."""
     if not isinstance(request.input, list):
         return []
     return [
         (f"input[{index}].tools", list(item.tools))
         for index, item in enumerate(request.input)
-        if isinstance(item, ToolSearchOutputItem)
+        if type(item) is ToolSearchOutputItem
     ]
 
 

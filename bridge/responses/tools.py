@@ -27,7 +27,6 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from bridge.core.backend import ChatTool
 from bridge.core.errors import invalid_request
 from bridge.responses.encrypted_params import without_encrypted_markers
-from bridge.responses.request import AdditionalToolsItem, CreateResponseRequest
 from bridge.responses.tool_search import (
     SEARCH_TOOL_NAME,
     ToolSearchTool,
@@ -36,6 +35,7 @@ from bridge.responses.tool_search import (
     search_chat_tool,
     search_output_groups,
 )
+from bridge.responses.wire import AdditionalToolsItem, AnyRequest, CreateBody, as_body
 
 log = logging.getLogger(__name__)
 
@@ -271,20 +271,21 @@ def _named_tools(
     ]
 
 
-def additional_tool_groups(request: CreateResponseRequest) -> list[tuple[str, list[Any]]]:
+def additional_tool_groups(request: CreateBody) -> list[tuple[str, list[Any]]]:
     """The tools of the request's `additional_tools` input items, each list with its param."""
     if not isinstance(request.input, list):
         return []
     return [
         (f"input[{index}].tools", list(item.tools))
         for index, item in enumerate(request.input)
-        if isinstance(item, AdditionalToolsItem)
+        if type(item) is AdditionalToolsItem
     ]
 
 
-def plan_request_tools(request: CreateResponseRequest) -> ToolPlan:
+def plan_request_tools(request: AnyRequest) -> ToolPlan:
     """`plan_tools` for everything a request offers (`tools`, `additional_tools` items and
     the tools `tool_search_output` items loaded)."""
+    request = as_body(request)
     return plan_tools(
         request.tools,
         request.tool_choice,

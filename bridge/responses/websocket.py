@@ -30,9 +30,9 @@ from bridge.core.request_tags import note_request
 from bridge.http.body_budget import BODY_BUDGET, BodyBudget, Reservation, text_bytes
 from bridge.http.connection_limits import watch_responses
 from bridge.http.write_bounds import ClientStuck, WriteBounds
+from bridge.responses.body import create_request
 from bridge.responses.events import Event
 from bridge.responses.item_cache import ItemCache, remembering, resolve_references
-from bridge.responses.request import parse_create_request
 from bridge.responses.responder import (
     TERMINAL_EVENTS,
     prepare_response,
@@ -184,7 +184,7 @@ class ResponsesSocket:
             size = self._conversation_size(frame.previous_response_id, body.get("input"))
             items = conversation_input(self.cached, frame.previous_response_id, body.get("input"))
             continuing = frame.previous_response_id is not None
-            request = parse_create_request({**body, "input": items})
+            request = create_request({**body, "input": items}, self.limits)
             if frame.generate:
                 with self.slots.hold():  # the same cap as HTTP model requests
                     plan = await prepare_response(

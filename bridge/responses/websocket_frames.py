@@ -15,9 +15,9 @@ from bridge.core import ids, strict_json
 from bridge.core.errors import ApiError
 from bridge.core.strict_json import JsonInputError
 from bridge.responses.events import Event, ResponseEventBuilder
-from bridge.responses.request import CreateResponseRequest
 from bridge.responses.response_object import new_response, usage_object
 from bridge.responses.tools import plan_request_tools
+from bridge.responses.wire import AnyRequest
 
 CREATE_EVENT = "response.create"
 # Fields of the frame that steer the transport, not the response.
@@ -178,9 +178,7 @@ def cached_after(
     return CachedResponse(str(response["id"]), items + output, size + json_bytes(output))
 
 
-def warmup_events(
-    request: CreateResponseRequest, previous_response_id: str | None
-) -> Iterable[list[Event]]:
+def warmup_events(request: AnyRequest, previous_response_id: str | None) -> Iterable[list[Event]]:
     """`generate: false`: a response with no output and no model call, whose id can be chained.
 
     The same event builder as a generated response, so the lifecycle events are identical.

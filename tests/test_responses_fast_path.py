@@ -1,0 +1,346 @@
+"""The Responses fast path (bridge/responses/body.py): it reads exactly what the exact path
+reads, converts it to exactly the messages the old conversion made, and leaves every body it
+is not certain of to the exact path, which answers today's 400s.
+
+The old conversion is kept in tests/responses_legacy_convert.py (over the pydantic models);
+the fast path's Structs must equal the exact path's result turned into Structs, and both
+conversions must give equal messages (or raise the same error).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from responses_bodies import Body, bench_bodies, client_bodies, crafted, every_body
+from responses_legacy_convert import legacy_editor_messages, legacy_to_chat_messages
+
+from bridge.core import strict_json
+from bridge.core.errors import ApiError
+from bridge.core.request_limits import check_request_shape
+from bridge.responses.body import PATHS, _converted, certain, create_request, fast_body
+from bridge.responses.compaction_codec import encode_summary
+from bridge.responses.convert_input import editor_messages, to_chat_messages
+from bridge.responses.item_cache import ItemCache, resolve_references
+from bridge.responses.request import CreateResponseRequest, parse_create_request
+from bridge.responses.response_object import new_response
+from bridge.responses.tools import plan_request_tools
+from bridge.responses.wire import CreateBody, from_validated
+from bridge.settings import BridgeSettings, Limits
+
+LIMITS = BridgeSettings().limits
+TIGHT = LIMITS.model_copy(update={"maxInputItems": 6, "maxTools": 3, "maxJsonDepth": 8})
+BODIES = every_body()
+# Bodies the exact path accepts that the fast path must leave to it: a type no Struct names,
+# values pydantic coerces.
+EXACT_ONLY = {"unknown item type", "coerced numbers", "float tokens"}
+
+
+def exact(body: Any, limits: Limits = LIMITS) -> CreateResponseRequest | ApiError:
+    """Today's path (route order: shape limits, references, validation): its result or 400."""
+    try:
+        check_request_shape(body, limits)
+        return parse_create_request(resolve_references(body, ItemCache(1 << 20)))
+    except ApiError as exc:
+        return exc
+
+
+def outcome(convert: Callable[[], Any]) -> Any:
+    try:
+        return convert()
+    except ApiError as exc:
+        return ("error", exc.status, exc.message, exc.param, exc.code)
+
+
+def encoded(body: Any) -> bytes:
+    return json.dumps(body, ensure_ascii=False).encode()
+
+
+def same_reading(expected: CreateResponseRequest, fast: CreateBody) -> None:
+    assert fast == from_validated(expected)
+    assert outcome(lambda: to_chat_messages(fast)) == outcome(
+        lambda: legacy_to_chat_messages(expected)
+    )
+    assert outcome(lambda: editor_messages(fast)) == outcome(
+        lambda: legacy_editor_messages(expected)
+    )
+
+
+@pytest.mark.parametrize("name", sorted(BODIES))
+def test_the_fast_path_reads_and_converts_what_the_exact_path_does(name: str) -> None:
+    body = BODIES[name]
+    expected = exact(body)
+    fast = fast_body(encoded(body), LIMITS)
+    if isinstance(expected, ApiError):
+        assert fast is None, expected.message
+        return
+    if name in EXACT_ONLY:
+        assert fast is None
+        return
+    assert fast is not None, name
+    same_reading(expected, fast)
+    before = PATHS.copy()
+    assert create_request(json.loads(encoded(body)), LIMITS) == fast  # a WebSocket turn's
+    assert set(PATHS - before) == {"fast"}
+    plan = outcome(lambda: plan_request_tools(fast))
+    assert plan == outcome(lambda: plan_request_tools(expected))
+    ours, theirs = (
+        new_response(fast, "resp_1", [], "auto"),
+        new_response(expected, "resp_1", [], "auto"),
+    )
+    ours.pop("created_at"), theirs.pop("created_at")
+    assert ours == theirs
+
+
+def test_ordinary_client_bodies_take_the_fast_path() -> None:
+    """Every captured client body the bridge accepts, and the bench's: no exact path."""
+    taken = 0
+    for body in [*client_bodies().values(), *bench_bodies().values()]:
+        if isinstance(exact(body), ApiError):
+            continue  # `previous_response_id` over HTTP: a 400 either way
+        assert fast_body(encoded(body), LIMITS) is not None, body.get("input")
+        taken += 1
+    assert taken >= 40
+
+
+def test_the_conversion_keeps_every_kind_of_item() -> None:
+    """A guard on the corpus: the differential test covers every kind the conversion reads."""
+    fast = fast_body(encoded(crafted()["every kind"]), LIMITS)
+    assert fast is not None and isinstance(fast.input, list)
+    kinds = {type(item).__name__ for item in fast.input}
+    assert len(kinds) == 13, kinds
+
+
+# --------------------------------------------------------------------------- odd bodies
+
+DEEP: Any = []
+for _ in range(120):
+    DEEP = [DEEP]
+ODD: dict[str, bytes] = {
+    "not json": b"{model",
+    "not an object": b"[1]",
+    "no model": encoded({"input": "x"}),
+    "empty model": encoded({"model": "", "input": "x"}),
+    "no input": encoded({"model": "m"}),
+    "previous_response_id": encoded({"model": "m", "input": "x", "previous_response_id": "r"}),
+    "conversation": encoded({"model": "m", "input": "x", "conversation": "c"}),
+    "background": encoded({"model": "m", "input": "x", "background": True}),
+    "item not an object": encoded({"model": "m", "input": ["x"]}),
+    "typeless without role": encoded({"model": "m", "input": [{"content": "x"}]}),
+    "typed null": encoded(
+        {"model": "m", "input": [{"type": None, "role": "user", "content": "x"}]}
+    ),
+    "item_reference": encoded({"model": "m", "input": [{"type": "item_reference", "id": "msg_x"}]}),
+    "bare reference": encoded({"model": "m", "input": [{"id": "msg_x"}]}),
+    "bad role": encoded({"model": "m", "input": [{"role": "tool", "content": "x"}]}),
+    "call without id": encoded({"model": "m", "input": [{"type": "function_call", "name": "f"}]}),
+    "null arguments": encoded(
+        {
+            "model": "m",
+            "input": [{"type": "function_call", "call_id": "c", "name": "f", "arguments": None}],
+        }
+    ),
+    "bad compaction": encoded(
+        {"model": "m", "input": [{"type": "compaction", "encrypted_content": "amcmp1.xx"}]}
+    ),
+    "deep tools": encoded({"model": "m", "input": "x", "tools": [{"type": "function", "x": DEEP}]}),
+    "deep additional tools": encoded(
+        {"model": "m", "input": [{"type": "additional_tools", "tools": [{"d": DEEP}]}]}
+    ),
+    "deep search arguments": encoded(
+        {"model": "m", "input": [{"type": "tool_search_call", "arguments": DEEP}]}
+    ),
+    "deep metadata": encoded({"model": "m", "input": "x", "metadata": {"d": DEEP}}),
+    # JSON takes the last `type`; a fast reading that took the first would convert another item.
+    "duplicate type": b'{"model": "m", "input": [{"type": "reasoning", "type": "function_call", '
+    b'"call_id": "c", "name": "f"}]}',
+    "NaN": b'{"model": "m", "input": "x", "temperature": NaN}',
+    "huge float": b'{"model": "m", "input": "x", "temperature": 1e400}',
+    "lone surrogate": b'{"model": "m", "input": "\\ud800"}',
+    "not UTF-8": b'{"model": "m", "input": "\xff"}',
+    "UTF-16": encoded({"model": "m", "input": "x"}).decode().encode("utf-16"),
+    "orphan output": encoded(
+        {"model": "m", "input": [{"type": "function_call_output", "call_id": "c", "output": "x"}]}
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ODD))
+def test_odd_bodies_are_left_to_the_exact_path(name: str) -> None:
+    """All but the orphan (valid JSON of valid items: its 400 comes from the conversion)."""
+    raw = ODD[name]
+    fast = fast_body(raw, LIMITS)
+    if name != "orphan output":
+        assert fast is None
+        return
+    expected = exact(strict_json.decode(raw))
+    assert fast is not None and not isinstance(expected, ApiError)
+    same_reading(expected, fast)
+
+
+def test_tight_limits_send_bodies_to_the_exact_path() -> None:
+    calls = [{"type": "function_call", "call_id": f"c{i}", "name": "f"} for i in range(7)]
+    too_many_tools = [{"type": "function", "name": f"t{i}"} for i in range(4)]
+    # 8 levels deep under `tools`, 9 under an item's `tools`: past maxJsonDepth 8 both.
+    shallow = {"type": "function", "name": "f", "parameters": {"a": {"b": {"c": {"d": {}}}}}}
+    deep = {**shallow, "parameters": {"a": shallow["parameters"]}}
+    for body in (
+        {"model": "m", "input": calls},
+        {"model": "m", "input": "x", "tools": too_many_tools},
+        {"model": "m", "input": [{"type": "additional_tools", "tools": too_many_tools}]},
+        {"model": "m", "input": "x", "tools": [deep]},
+        {"model": "m", "input": [{"type": "additional_tools", "tools": [shallow]}]},
+    ):
+        assert isinstance(exact(body, TIGHT), ApiError)
+        assert fast_body(encoded(body), TIGHT) is None
+        assert fast_body(encoded(body), LIMITS) is not None
+
+
+# --------------------------------------------------------------------------- mutations
+
+VALUES = st.sampled_from(
+    [
+        None,
+        0,
+        1,
+        -1,
+        1.5,
+        True,
+        False,
+        "",
+        "x",
+        "user",
+        "assistant",
+        "system",
+        "message",
+        "reasoning",
+        "item_reference",
+        "function_call",
+        "compaction",
+        "additional_tools",
+        "client",
+        [],
+        {},
+        [{}],
+        ["x"],
+        {"type": "message"},
+        {"role": "user", "content": "x"},
+        {"id": "msg_1"},
+        encode_summary("s"),
+        "amcmp1.bad",
+        {"functionDeclarations": [{}]},
+        {"type": "function", "name": "g"},
+        DEEP,
+    ]
+)
+SEEDS = ["every kind", "bench 1", "string input", "typeless only", "instructions only"]
+
+
+def _paths(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    found = [path]
+    if isinstance(value, dict):
+        for key, child in value.items():
+            found += _paths(child, (*path, key))
+    elif isinstance(value, list):
+        for index, child in enumerate(value):
+            found += _paths(child, (*path, index))
+    return found
+
+
+def _mutated(body: Body, path: tuple[Any, ...], op: str, value: Any, key: str) -> Any:
+    copy = json.loads(json.dumps(body))
+    if not path:
+        return value if op == "set" else copy
+    parent = copy
+    for step in path[:-1]:
+        parent = parent[step]
+    last = path[-1]
+    if op == "set":
+        parent[last] = value
+    elif op == "delete":
+        del parent[last]
+    elif isinstance(parent[last], dict):
+        parent[last][key] = value
+    return copy
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    seed=st.sampled_from(SEEDS),
+    pick=st.integers(min_value=0),
+    op=st.sampled_from(["set", "delete", "add"]),
+    value=VALUES,
+    key=st.sampled_from(["type", "role", "content", "call_id", "tools", "text", "zz"]),
+    tight=st.booleans(),
+)
+def test_a_mutated_body_is_read_as_the_exact_path_reads_it_or_left_to_it(
+    seed: str, pick: int, op: str, value: Any, key: str, tight: bool
+) -> None:
+    base = BODIES[seed] if seed in BODIES else crafted()[seed]
+    paths = _paths(base)
+    body = _mutated(base, paths[pick % len(paths)], op, value, key)
+    limits = TIGHT if tight else LIMITS
+    fast = fast_body(encoded(body), limits)
+    if fast is not None:
+        expected = exact(body, limits)
+        if isinstance(expected, ApiError) and value is DEEP and expected.code == "nesting_too_deep":
+            # The one known difference: depth inside a field no Struct reads (the test below).
+            assert fast == fast_body(encoded(base), limits)
+            return
+        assert not isinstance(expected, ApiError), expected.message
+        same_reading(expected, fast)
+    # A WebSocket turn's body, decoded already (its shape was checked as the frame came in).
+    converted = _converted(body) if isinstance(body, dict) else None
+    if converted is not None and certain(converted, limits):
+        validated = parse_create_request(body)
+        same_reading(validated, converted)
+
+
+# Items to interleave: every kind, calls and results of a few ids (so some pair, some repeat,
+# some are orphans), in any order.
+POOL = [
+    item
+    for call_id in ("c1", "c2")
+    for item in (
+        {"type": "function_call", "call_id": call_id, "name": "shell", "arguments": "{}"},
+        {"type": "function_call_output", "call_id": call_id, "output": f"out {call_id}"},
+        {"type": "custom_tool_call", "call_id": f"x{call_id}", "name": "patch", "input": "p"},
+        {"type": "custom_tool_call_output", "call_id": f"x{call_id}", "output": []},
+    )
+] + [
+    item
+    for item in crafted()["every kind"]["input"]
+    if item.get("type") not in ("function_call", "function_call_output")
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(POOL), max_size=12), st.sampled_from([None, "Be terse."]))
+def test_any_order_of_items_converts_as_the_old_conversion_did(
+    items: list[Body], instructions: str | None
+) -> None:
+    body: Body = {"model": "m", "input": items}
+    if instructions is not None:
+        body["instructions"] = instructions
+    expected = exact(body)
+    fast = fast_body(encoded(body), LIMITS)
+    assert fast is not None and not isinstance(expected, ApiError)
+    same_reading(expected, fast)
+
+
+def test_depth_inside_a_field_the_bridge_ignores_is_not_counted() -> None:
+    """msgspec skips a field no Struct names without building it, so the fast path cannot see
+    its depth: a field the bridge never reads may nest past maxJsonDepth there (today's path
+    answers 400 `nesting_too_deep`). Past msgspec's own recursion bound it is the exact
+    path's again, and that 400."""
+    body = {"model": "m", "input": [{"role": "user", "content": "x", "zz": DEEP}]}
+    fast = fast_body(encoded(body), LIMITS)
+    assert fast == fast_body(encoded({**body, "input": [{"role": "user", "content": "x"}]}), LIMITS)
+    error = exact(body)
+    assert isinstance(error, ApiError) and error.code == "nesting_too_deep"
+    very_deep = b'{"model": "m", "input": "x", "zz": ' + b"[" * 5000 + b"]" * 5000 + b"}"
+    assert fast_body(very_deep, LIMITS) is None
