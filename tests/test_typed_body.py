@@ -34,3 +34,14 @@ def test_a_big_body_of_few_values_takes_the_fast_path_and_many_values_do_not() -
     assert typed.decode(few, limits) == ["x" * 3000]
     many = json.dumps(["a"] * 1500).encode()  # 1,501 values: the exact path must count them
     assert typed.decode(many, limits) is None
+
+
+def test_bytes_that_are_not_utf8_in_a_field_nobody_reads_take_the_exact_path() -> None:
+    import msgspec
+
+    class Body(msgspec.Struct):
+        model: str
+
+    typed = TypedBody(Body)
+    assert typed.decode(b'{"model":"m","extra":"\xc3\xa9"}', Limits()) == Body(model="m")
+    assert typed.decode(b'{"model":"m","extra":"\xff\xfe"}', Limits()) is None
