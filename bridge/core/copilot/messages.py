@@ -113,7 +113,12 @@ def _user(message: ChatMessage, model_id: str, image_input: bool) -> ChatMessage
 
 
 def _result_needs_change(result: ToolResultPart) -> bool:
-    return not result.content or any(type(p) is TextPart and not p.value for p in result.content)
+    if not result.content:
+        return True
+    for part in result.content:  # a loop, not any(): thousands of results per request
+        if type(part) is TextPart and not part.value:
+            return True
+    return False
 
 
 def _result(result: ToolResultPart) -> ToolResultPart:
