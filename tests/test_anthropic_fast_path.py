@@ -6,88 +6,29 @@ the conversion gives the same chat request as the one before it (tests/anthropic
 from __future__ import annotations
 
 import json
-import random
 from collections.abc import AsyncGenerator
 from typing import Any
 
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
-from anthropic_reference import reference_plan
+from anthropic_differential import (
+    LIMITS,
+    MODEL,
+    assert_same_as_before,
+    exact,
+    planned,
+    raw_of,
+    reference,
+)
 from fixture_files import claude_code_captures
-from hypothesis import given, settings
-from hypothesis import strategies as st
-from test_anthropic_request_fuzz import bodies, json_values
 
 from bench import conversation
 from bench.dialect_bodies import anthropic_body
-from bridge.anthropic.fast_path import PATHS, fast_body, within_depth
-from bridge.anthropic.plan import MessagesPlan, parse_messages_request, plan_messages
-from bridge.anthropic.protocol import MessagesRequest
-from bridge.anthropic.wire import MessagesBody
+from bridge.anthropic.fast_path import PATHS, fast_body
 from bridge.core.backend import ChatRequest, ModelInfo, ResponsePart, TextPart
 from bridge.core.errors import ApiError
-from bridge.core.request_limits import check_request_shape, json_depth_exceeded
-from bridge.core.strict_json import JsonInputError, decode
-from bridge.core.validation_errors import json_object
 from bridge.http.app import create_app
 from bridge.settings import BridgeSettings, Limits
-
-MODEL = ModelInfo(id="sim-echo")
-LIMITS = Limits()
-
-
-def raw_of(body: Any) -> bytes:
-    return json.dumps(body, ensure_ascii=False).encode()
-
-
-def exact(raw: bytes, limits: Limits = LIMITS) -> MessagesBody | ApiError:
-    """Today's path: read_json, check_request_shape, pydantic (or its 400)."""
-    try:
-        try:
-            body = decode(raw)
-        except JsonInputError as exc:
-            return ApiError(400, exc.message, param=exc.param, code=exc.code)
-        check_request_shape(body, limits, items="messages")
-        return parse_messages_request(body)
-    except ApiError as exc:
-        return exc
-
-
-Planned = dict[str, Any] | tuple[str | None, str | None, str]
-
-
-def comparable(plan: MessagesPlan) -> dict[str, Any]:
-    """The plan with its chat request's fields (its rebuild closure is made anew each time)."""
-    return {**vars(plan), "chat": vars(plan.chat)}
-
-
-def planned(request: MessagesBody) -> Planned:
-    try:
-        return comparable(plan_messages(request, MODEL))
-    except ApiError as exc:
-        return exc.param, exc.code, exc.message
-
-
-def reference(body: dict[str, Any]) -> Planned:
-    """The plan as it was made before the fast path, from the same (valid) body."""
-    try:
-        return comparable(reference_plan(MessagesRequest.model_validate(json_object(body)), MODEL))
-    except ApiError as exc:
-        return exc.param, exc.code, exc.message
-
-
-def assert_same_as_before(raw: bytes) -> MessagesBody | None:
-    """The fast path reads `raw` as the exact path does (or leaves it to it), and the plan is
-    the one the conversion before it made. The fast path's result, if it took the body."""
-    fast, slow = fast_body(raw, LIMITS), exact(raw)
-    if isinstance(slow, ApiError):
-        assert fast is None, slow.message
-        return None
-    if fast is not None:
-        assert fast == slow
-    assert planned(slow) == reference(json.loads(raw))
-    return fast
-
 
 # --------------------------------------------------------------------------- ordinary bodies
 
@@ -308,139 +249,6 @@ def test_limits_smaller_than_the_defaults_are_kept() -> None:
         assert fast_body(raw_of(odd), small) is None
         assert isinstance(exact(raw_of(odd), small), ApiError)
     assert fast_body(raw_of({**body, "metadata": [[[[[[[1]]]]]]]}), small) is not None
-
-
-# --------------------------------------------------------------------------- any body
-
-
-@settings(max_examples=400, deadline=None)
-@given(bodies)
-def test_any_body_is_read_and_planned_as_before(body: dict[str, Any]) -> None:
-    assert_same_as_before(raw_of(body))
-
-
-@settings(max_examples=200, deadline=None)
-@given(json_values)
-def test_any_json_value_is_read_as_before(body: Any) -> None:
-    assert_same_as_before(raw_of(body))
-
-
-# Bodies the API takes, of every shape the conversion knows (and keys it ignores): each one is
-# read by the fast path or left to the exact path, and planned as before.
-_ids = st.sampled_from(["c1", "c2", "c3"])
-_text = st.sampled_from(["", " ", "hi", "x-anthropic-billing-header: v\nrest", "[a]{b}\\"])
-_extra = st.dictionaries(st.sampled_from(["cache_control", "citations", "zz"]), json_values)
-_source = st.fixed_dictionaries(
-    {"type": st.sampled_from(["base64", "url", "text", "content", "file"])},
-    optional={
-        "media_type": st.sampled_from(["image/png", "text/plain"]),
-        "data": st.sampled_from(["aGk=", "iVBORw0KGgo=", "!", "text"]) | st.lists(json_values),
-        "url": st.just("http://x/" + "u" * 250),
-        "file_id": st.just("file_1"),
-        "content": _text | st.lists(json_values | st.fixed_dictionaries({"text": _text})),
-    },
-)
-
-
-def _block(kind: str, **fields: Any) -> Any:
-    return st.fixed_dictionaries({"type": st.just(kind), **fields}, optional={"zz": json_values})
-
-
-_inner = st.one_of(
-    _block("text", text=_text),
-    _block("image", source=_source),
-    _block("document", source=_source, title=st.none() | _text, context=st.none() | _text),
-    _block("tool_reference", tool_name=st.sampled_from(["a", "b"]) | json_values),
-    _block("thinking", thinking=_text),
-    _block("redacted_thinking"),
-    _block("search_result", title=_text, source=_text, content=st.lists(json_values)),
-    _block(
-        "tool_search_tool_result",
-        content=st.fixed_dictionaries({"tool_references": st.lists(json_values) | json_values}),
-    ),
-)
-_call = _block(
-    "tool_use",
-    id=_ids,
-    name=st.sampled_from(["t", "u"]),
-    input=st.dictionaries(st.text(max_size=3), json_values),
-)
-_result = _block(
-    "tool_result",
-    tool_use_id=_ids,
-    content=_text
-    | st.lists(
-        _inner
-        | _call
-        | _block("tool_result", tool_use_id=_ids, content=st.lists(_inner, max_size=2)),
-        max_size=3,
-    ),
-    is_error=st.none() | st.booleans(),
-)
-_message = st.fixed_dictionaries(
-    {
-        "role": st.sampled_from(["user", "assistant", "system"]),
-        "content": _text | st.lists(_inner | _call | _result, max_size=4),
-    }
-)
-valid_bodies = st.fixed_dictionaries(
-    {
-        "model": st.just("m"),
-        "max_tokens": st.just(64),
-        "messages": st.lists(_message, min_size=1, max_size=6),
-    },
-    optional={
-        "system": _text | st.lists(st.fixed_dictionaries({"type": st.just("text"), "text": _text})),
-        "tools": st.lists(
-            st.fixed_dictionaries(
-                {"name": st.sampled_from(["t", "u", "a", "b"])},
-                optional={
-                    "defer_loading": st.booleans(),
-                    "type": st.sampled_from(["custom", "bash_1"]),
-                },
-            ),
-            max_size=4,
-        ),
-        "tool_choice": st.fixed_dictionaries({"type": st.sampled_from(["auto", "any", "none"])}),
-        "temperature": st.floats(0, 1),
-        "thinking": st.fixed_dictionaries(
-            {"type": st.sampled_from(["enabled", "disabled", "adaptive"])}
-        ),
-        "stream": st.booleans(),
-        "metadata": json_values,
-    },
-)
-
-
-@settings(max_examples=500, deadline=None)
-@given(valid_bodies, _extra)
-def test_any_valid_body_is_read_and_planned_as_before(body: dict[str, Any], extra: Any) -> None:
-    assert_same_as_before(raw_of({**extra, **body}))
-
-
-def _nested(rng: random.Random, depth: int) -> Any:
-    if depth == 0:
-        return rng.choice([1, "a[", '}]\\"{', "x\\\\", None, '\\n"', '\\\\\\"[', '"', "\\"])
-    if rng.random() < 0.5:
-        return [_nested(rng, depth - 1) for _ in range(rng.randint(0, 3))]
-    keys = ["k", "[", ']\\"', '{"', "\\", '\\\\"']
-    return {rng.choice(keys): _nested(rng, depth - 1) for _ in range(rng.randint(0, 3))}
-
-
-def test_within_depth_counts_as_the_request_limits_do() -> None:
-    rng = random.Random(7)
-    for _ in range(3000):
-        value = {"a": _nested(rng, rng.randint(0, 9))}
-        raw = json.dumps(value, ensure_ascii=rng.random() < 0.5).encode()
-        for limit in range(1, 12):
-            assert within_depth(raw, limit) == (not json_depth_exceeded(value, limit)), raw
-
-
-@given(st.text(alphabet='[]{}"\\ ab', max_size=30))
-def test_within_depth_on_brackets_inside_strings(text: str) -> None:
-    value = {"s": text, "l": [[text]]}
-    raw = json.dumps(value).encode()
-    assert within_depth(raw, 3) and not within_depth(raw, 2)
 
 
 # --------------------------------------------------------------------------- over HTTP
