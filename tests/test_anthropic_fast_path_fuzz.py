@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_anthropic_request_fuzz import bodies, json_values
 
-from bridge.anthropic.fast_path import within_depth
+from bridge.anthropic.json_depth import _outside_long_strings, within_depth
 from bridge.core.request_limits import json_depth_exceeded
 
 # --------------------------------------------------------------------------- any body
@@ -135,15 +135,20 @@ def _nested(rng: random.Random, depth: int) -> Any:
 
 def test_within_depth_counts_as_the_request_limits_do() -> None:
     rng = random.Random(7)
+    walked = 0
     for _ in range(3000):
-        value = {"a": _nested(rng, rng.randint(0, 9))}
+        value: Any = {"a": _nested(rng, rng.randint(0, 9))}
+        if rng.random() < 0.5:  # long strings: read quote by quote
+            value = {"pad": "x" * 40_000 + "\\" * rng.randint(0, 20), **value}
         raw = json.dumps(value, ensure_ascii=rng.random() < 0.5).encode()
+        walked += _outside_long_strings(raw) is not None
         for limit in range(1, 12):
             assert within_depth(raw, limit) == (not json_depth_exceeded(value, limit)), raw
+    assert walked > 500  # both ways were taken
 
 
-@given(st.text(alphabet='[]{}"\\ ab', max_size=30))
-def test_within_depth_on_brackets_inside_strings(text: str) -> None:
-    value = {"s": text, "l": [[text]]}
+@given(st.text(alphabet='[]{}"\\ ab', max_size=30), st.booleans())
+def test_within_depth_on_brackets_inside_strings(text: str, long: bool) -> None:
+    value = {"s": text * (2000 if long else 1), "l": [[text]]}
     raw = json.dumps(value).encode()
     assert within_depth(raw, 3) and not within_depth(raw, 2)

@@ -10,12 +10,12 @@ answer is None and the exact path decides (and names the field in its 400 as alw
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any
 
 import msgspec
 
+from bridge.anthropic.json_depth import within_depth
 from bridge.anthropic.options import log_ignored
 from bridge.anthropic.wire import MessagesBody
 from bridge.core.typed_body import TypedBody
@@ -34,38 +34,8 @@ class PathCounts:
 
 PATHS = PathCounts()
 
-_ESCAPED_SLASH_OR_QUOTE = re.compile(rb'\\[\\"]')
-# bytes.translate tables: keep only quotes and brackets; then both kinds of bracket as one.
-_NOT_STRUCTURE = bytes(b for b in range(256) if b not in b'"[]{}')
-_AS_PARENS = bytes.maketrans(b"[{]}", b"(())")
 # Counted as Gemini function declarations by the request limits.
 _DECLARATIONS = ("functionDeclarations", "function_declarations")
-
-
-def within_depth(raw: bytes, limit: int) -> bool:
-    """Whether valid JSON text `raw` nests arrays and objects at most `limit` deep, counted as
-    `check_request_shape` counts (the body itself is level 1), keys the decoder skipped too.
-
-    A few passes at C speed, none in Python per value: drop escaped backslashes and quotes, keep
-    only quotes and brackets, drop what is inside strings, then peel off the innermost pairs
-    of brackets one level at a time.
-    """
-    if b"\\" in raw:
-        # Escapes read left to right, as JSON does: an escaped backslash or quote goes; the
-        # other escapes hold neither.
-        raw = _ESCAPED_SLASH_OR_QUOTE.sub(b"", raw)
-    # Two quotes with nothing kept between them: the inside of a string without brackets, or
-    # the outside between two strings, which holds none either; dropping them keeps the
-    # parity of every other quote.
-    kept = raw.translate(None, _NOT_STRUCTURE).replace(b'""', b"")
-    if b'"' in kept:
-        kept = b"".join(kept.split(b'"')[::2])  # the odd pieces are inside strings
-    brackets = kept.translate(_AS_PARENS)
-    for _ in range(limit):
-        if not brackets:
-            return True
-        brackets = brackets.replace(b"()", b"")
-    return not brackets
 
 
 def _many_tools(tools: list[Any] | None, limits: Limits) -> bool:
