@@ -19,8 +19,10 @@ _ESCAPED_SLASH_OR_QUOTE = re.compile(rb'\\[\\"]')
 # bytes.translate tables: keep only quotes and brackets; then both kinds of bracket as one.
 _NOT_STRUCTURE = bytes(b for b in range(256) if b not in b'"[]{}')
 _AS_PARENS = bytes.maketrans(b"[{]}", b"(())")
-# The walk from quote to quote pays when strings are long: it gives up after one string per
-# this many bytes (a history of short items takes the general way, having lost little).
+# The walk from quote to quote pays when strings are long: it gives up once it has passed
+# more than a few strings plus one per this many bytes (a history of short items then takes
+# the general way, having lost little).
+_FIRST_STRINGS = 64
 _BYTES_PER_WALKED_STRING = 2048
 _LOOKBEHIND = 32  # backslashes before a quote, checked at once; a longer run: the general way
 
@@ -59,10 +61,10 @@ def _outside_long_strings(raw: bytes) -> bytes | None:
     too many for that to pay (or a quote follows a long run of backslashes)."""
     pieces: list[bytes] = []
     find = raw.find
-    start, budget = 0, len(raw) // _BYTES_PER_WALKED_STRING
+    start = walked = 0
     while (opening := find(b'"', start)) >= 0:
-        budget -= 1
-        if budget < 0:
+        walked += 1
+        if walked > _FIRST_STRINGS + opening // _BYTES_PER_WALKED_STRING:
             return None
         pieces.append(raw[start:opening])
         closing = opening
