@@ -1,28 +1,31 @@
-"""Messages content blocks -> the editor's message parts (pure functions).
+"""Messages content blocks -> the editor's message parts (pure functions over wire.py's Structs).
 
 Text, images (inline base64 only), tool calls and tool results map one to one. Thinking is
 dropped (the editor takes no thinking in the history); documents become their text when they
 have text; everything else becomes a short note, so the model knows something was there and
 the request still goes through. `tool_reference` blocks (a tool search's answer) also load the
-deferred tools they name: `loaded_tool_names` finds them for `tools.plan_tools`.
+deferred tools they name: the conversion adds them to `loaded` for `tools.plan_tools`.
+
+A history is thousands of blocks: they are told apart by `type(block) is ...`, the common
+kinds first, and each becomes its parts without any copy in between.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Iterator
 from typing import Any, Literal
 
-from bridge.anthropic.protocol import (
+from bridge.anthropic.wire import (
     Content,
     ContentBlock,
     DocumentBlock,
     ImageBlock,
-    Message,
     OtherBlock,
+    RedactedThinkingBlock,
     Source,
     TextBlock,
     ThinkingBlock,
+    ToolReferenceBlock,
     ToolResultBlock,
     ToolUseBlock,
 )
@@ -41,11 +44,13 @@ def _shown(url: str) -> str:
     return url if len(url) <= _SHOWN_CHARS else url[:_SHOWN_CHARS] + "..."
 
 
-def image_parts(source: Source) -> list[MessagePart]:
+def image_parts(source: Source) -> list[TextPart | DataPart]:
     """An image block: image data when inline and readable, else a note saying why not."""
     if source.type == "base64" and isinstance(source.data, str):
         media = source.media_type or "application/octet-stream"
-        return [image_part(f"data:{media};base64,{source.data}")]
+        part = image_part(f"data:{media};base64,{source.data}")
+        assert isinstance(part, (TextPart, DataPart))  # image data or a note
+        return [part]
     if source.type == "url" and source.url:
         where = _shown(source.url)
     else:
@@ -71,7 +76,7 @@ def _source_text(items: Any) -> str:
     return "\n".join(texts)
 
 
-def document_parts(block: DocumentBlock) -> list[MessagePart]:
+def document_parts(block: DocumentBlock) -> list[TextPart | DataPart]:
     """A document: its text under its title when it has text, else a note."""
     source, name = block.source, block.title or "document"
     context = f"\n{block.context}" if block.context else ""
@@ -81,7 +86,11 @@ def document_parts(block: DocumentBlock) -> list[MessagePart]:
         return [TextPart(value=f"[document {name}:]{context}\n{_source_text(source.content)}")]
     if source.type == "base64" and isinstance(source.data, str):
         # Text and images are read from their bytes; PDFs and the like become a note.
-        parts = file_parts(name, source.data, None, None)
+        parts = [
+            p
+            for p in file_parts(name, source.data, None, None)
+            if isinstance(p, TextPart | DataPart)
+        ]
         return [TextPart(value=context.lstrip("\n")), *parts] if context else parts
     where = _shown(source.url) if source.url else (source.file_id or f"a {source.type!r} source")
     return [
@@ -92,10 +101,8 @@ def document_parts(block: DocumentBlock) -> list[MessagePart]:
     ]
 
 
-def _other_parts(block: OtherBlock) -> list[MessagePart]:
-    extra = block.model_extra or {}
-    if block.type == "tool_reference" and isinstance(extra.get("tool_name"), str):
-        return [TextPart(value=f"[tool {extra['tool_name']} loaded: it can be called now]")]
+def _other_parts(block: OtherBlock) -> list[TextPart | DataPart]:
+    extra = block.extra
     if block.type == "search_result":
         title, where = extra.get("title") or "", extra.get("source") or ""
         body = _source_text(extra.get("content"))
@@ -104,74 +111,90 @@ def _other_parts(block: OtherBlock) -> list[MessagePart]:
     return [TextPart(value=f"[content of type {block.type!r} not included]")]
 
 
-def result_content(block: ToolResultBlock) -> list[TextPart | DataPart]:
-    """A tool result's content: its text and images, saying first when the tool failed."""
-    parts: list[MessagePart] = []
-    if isinstance(block.content, str):
-        parts = [TextPart(value=block.content)] if block.content else []
-    else:
+def _loaded_note(block: ToolReferenceBlock, loaded: set[str]) -> list[TextPart | DataPart]:
+    loaded.add(block.tool_name)
+    return [TextPart(value=f"[tool {block.tool_name} loaded: it can be called now]")]
+
+
+def add_references(block: ContentBlock, loaded: set[str]) -> None:
+    """The tool names a block loads without becoming parts of its own: those in a tool result
+    nested in a tool result, and Anthropic's server-side `tool_search_tool_result`."""
+    if type(block) is ToolReferenceBlock:
+        loaded.add(block.tool_name)
+    elif type(block) is ToolResultBlock and type(block.content) is list:
         for inner in block.content:
-            # A tool result holds no calls or results; thinking inside one is dropped too.
-            if not isinstance(inner, (ToolUseBlock, ToolResultBlock)):
-                parts.extend(block_parts(inner, "user"))
-    kept = [p for p in parts if isinstance(p, (TextPart, DataPart))]
-    if block.is_error:
-        kept.insert(0, TextPart(value=TOOL_ERROR_LABEL))
-    return kept or [TextPart(value="")]
+            add_references(inner, loaded)
+    elif type(block) is OtherBlock and block.type == "tool_search_tool_result":
+        found = block.extra.get("content")
+        refs = found.get("tool_references") if isinstance(found, dict) else None
+        for ref in refs if isinstance(refs, list) else []:
+            if isinstance(ref, dict) and isinstance(ref.get("tool_name"), str):
+                loaded.add(ref["tool_name"])
 
 
-def block_parts(block: ContentBlock, role: Role) -> list[MessagePart]:
-    """One block of a message from `role` -> the editor's parts (none, one or more)."""
-    if isinstance(block, TextBlock):
-        return [TextPart(value=block.text)] if block.text else []
-    if isinstance(block, ImageBlock):
+def rare_parts(block: ContentBlock, loaded: set[str]) -> list[TextPart | DataPart]:
+    """Images, documents, tool references and blocks the editor cannot take."""
+    if type(block) is ImageBlock:
         return image_parts(block.source)
-    if isinstance(block, DocumentBlock):
+    if type(block) is DocumentBlock:
         return document_parts(block)
-    if isinstance(block, ThinkingBlock):
-        return []
-    if isinstance(block, ToolUseBlock):
-        call = ToolCallPart(callId=block.id, name=block.name, input=block.input)
-        # Only the assistant calls tools; elsewhere the call is kept readable as text.
-        return [call] if role == "assistant" else [TextPart(value=call_as_text(call))]
-    if isinstance(block, ToolResultBlock):
-        result = ToolResultPart(callId=block.tool_use_id, content=result_content(block))
-        return [result] if role == "user" else result_as_parts(result, f"sent as {role} content")
-    return _other_parts(block)
+    if type(block) is ToolReferenceBlock:
+        return _loaded_note(block, loaded)
+    if type(block) is OtherBlock:
+        add_references(block, loaded)
+        return _other_parts(block)
+    return []  # thinking
 
 
-def content_parts(content: Content, role: Role) -> list[MessagePart]:
-    """A message's content (a string or blocks) -> the editor's parts."""
+def result_content(block: ToolResultBlock, loaded: set[str]) -> list[TextPart | DataPart]:
+    """A tool result's content: its text and images, saying first when the tool failed."""
+    content = block.content
+    parts: list[TextPart | DataPart]
+    if isinstance(content, str):
+        parts = [TextPart(value=content)] if content else []
+    else:
+        parts = []
+        for inner in content:
+            if type(inner) is TextBlock:
+                if inner.text:
+                    parts.append(TextPart(value=inner.text))
+            elif type(inner) is ToolResultBlock or type(inner) is ToolUseBlock:
+                # A tool result holds no calls or results (their references still load).
+                add_references(inner, loaded)
+            else:
+                parts.extend(rare_parts(inner, loaded))
+    if block.is_error:
+        parts.insert(0, TextPart(value=TOOL_ERROR_LABEL))
+    return parts or [TextPart(value="")]
+
+
+def content_parts(content: Content, role: Role, loaded: set[str]) -> list[MessagePart]:
+    """A message's content (a string or blocks) from `role` -> the editor's parts; the tools
+    it loads are added to `loaded`."""
     if isinstance(content, str):
         return [TextPart(value=content)] if content else []
     parts: list[MessagePart] = []
+    add = parts.append
     for block in content:
-        parts.extend(block_parts(block, role))
+        if type(block) is TextBlock:
+            if block.text:
+                add(TextPart(value=block.text))
+        elif type(block) is ToolUseBlock:
+            call = ToolCallPart(callId=block.id, name=block.name, input=block.input)
+            # Only the assistant calls tools; elsewhere the call is kept readable as text.
+            add(call if role == "assistant" else TextPart(value=call_as_text(call)))
+        elif type(block) is ToolResultBlock:
+            text = block.content
+            if isinstance(text, str) and not block.is_error:  # the usual result: its text
+                result = ToolResultPart(callId=block.tool_use_id, content=[TextPart(value=text)])
+            else:
+                result = ToolResultPart(
+                    callId=block.tool_use_id, content=result_content(block, loaded)
+                )
+            if role == "user":
+                add(result)
+            else:
+                parts.extend(result_as_parts(result, f"sent as {role} content"))
+        elif type(block) is not ThinkingBlock and type(block) is not RedactedThinkingBlock:
+            parts.extend(rare_parts(block, loaded))
     return parts
-
-
-def _references(block: ContentBlock) -> Iterator[str]:
-    """The tool names one block loads: `tool_reference` blocks, in a tool result (a client's
-    tool search) or in a `tool_search_tool_result` (Anthropic's server-side search)."""
-    if isinstance(block, ToolResultBlock) and not isinstance(block.content, str):
-        for inner in block.content:
-            yield from _references(inner)
-    elif isinstance(block, OtherBlock):
-        extra = block.model_extra or {}
-        if block.type == "tool_reference" and isinstance(extra.get("tool_name"), str):
-            yield extra["tool_name"]
-        elif block.type == "tool_search_tool_result" and isinstance(extra.get("content"), dict):
-            for ref in extra["content"].get("tool_references") or []:
-                if isinstance(ref, dict) and isinstance(ref.get("tool_name"), str):
-                    yield ref["tool_name"]
-
-
-def loaded_tool_names(messages: Iterable[Message]) -> set[str]:
-    """Every deferred tool the history has loaded so far (by a tool search's references)."""
-    return {
-        name
-        for message in messages
-        if not isinstance(message.content, str)
-        for block in message.content
-        for name in _references(block)
-    }

@@ -11,8 +11,8 @@ model reads them at the point of the conversation they were written for.
 from __future__ import annotations
 
 from bridge.anthropic.blocks import content_parts
-from bridge.anthropic.protocol import MessagesRequest, SystemBlock
-from bridge.core.backend import ChatMessage, MessagePart, TextPart
+from bridge.anthropic.wire import MessagesBody, SystemBlock
+from bridge.core.backend import ChatMessage, TextPart
 from bridge.core.history import normalise_tool_history
 
 BILLING_HEADER = "x-anthropic-billing-header:"
@@ -36,35 +36,43 @@ def system_texts(system: str | list[SystemBlock] | None) -> list[str]:
     return [text for text in texts if text.strip()]
 
 
-def to_chat_messages(request: MessagesRequest) -> list[ChatMessage]:
-    """The whole conversation, system text first, in the editor's shape."""
+def converted(request: MessagesBody) -> tuple[list[ChatMessage], set[str]]:
+    """The whole conversation, system text first, in the editor's shape; and the deferred
+    tools its tool searches have loaded (by `tool_reference` blocks)."""
     system = [TextPart(value=text) for text in system_texts(request.system)]
     preamble: list[ChatMessage] = [ChatMessage(role="user", content=list(system))] if system else []
     conversation: list[ChatMessage] = []
+    append = conversation.append
+    loaded: set[str] = set()
     answered = False  # an assistant message came already
     for message in request.messages:
-        parts: list[MessagePart] = content_parts(message.content, message.role)
+        role = message.role
+        parts = content_parts(message.content, role, loaded)
         if not parts:
             continue
-        last = conversation[-1] if conversation else None
-        if message.role == "system":
-            if answered:
-                conversation.append(
-                    ChatMessage(role="user", content=[TextPart(value=SYSTEM_LABEL), *parts])
-                )
+        if role == "assistant":
+            if conversation and conversation[-1].role == "assistant":
+                # Anthropic reads consecutive turns of one role as one: tool calls split over
+                # two assistant messages still pair with the results after them.
+                conversation[-1].content.extend(parts)
             else:
-                preamble.append(ChatMessage(role="user", content=parts))
-        elif message.role == "assistant" and last is not None and last.role == "assistant":
-            # Anthropic reads consecutive turns of one role as one: tool calls split over two
-            # assistant messages still pair with the results after them.
-            last.content.extend(parts)
+                append(ChatMessage(role="assistant", content=parts))
+            answered = True
+        elif role == "user":
+            append(ChatMessage(role="user", content=parts))
+        elif answered:
+            append(ChatMessage(role="user", content=[TextPart(value=SYSTEM_LABEL), *parts]))
         else:
-            conversation.append(ChatMessage(role=message.role, content=parts))
-        answered = answered or message.role == "assistant"
-    return preamble + conversation
+            preamble.append(ChatMessage(role="user", content=parts))
+    return preamble + conversation, loaded
 
 
-def editor_messages(request: MessagesRequest) -> list[ChatMessage]:
+def to_chat_messages(request: MessagesBody) -> list[ChatMessage]:
+    """The whole conversation, system text first, in the editor's shape."""
+    return converted(request)[0]
+
+
+def editor_messages(request: MessagesBody) -> list[ChatMessage]:
     """What the editor is sent: the converted conversation, each tool call with its result.
 
     The editor's providers reject a call without its result and a result without its call;

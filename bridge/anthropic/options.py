@@ -14,9 +14,8 @@ have no meaning in the editor (`top_k`, `metadata`, `service_tier`, `context_man
 from __future__ import annotations
 
 import logging
-from typing import Any
 
-from bridge.anthropic.protocol import MessagesRequest
+from bridge.anthropic.wire import MessagesBody
 from bridge.core.chat_request import RequestOptions
 from bridge.core.reasoning import budget_effort
 
@@ -33,7 +32,7 @@ IGNORED_KEYS = (
 EFFORTS = {"low": "low", "medium": "medium", "high": "high", "max": "xhigh", "xhigh": "xhigh"}
 
 
-def reasoning_effort(request: MessagesRequest) -> str | None:
+def reasoning_effort(request: MessagesBody) -> str | None:
     """The editor's `reasoningEffort`, or None to leave the model its default."""
     thinking = request.thinking
     if thinking is not None and thinking.type == "disabled":
@@ -49,12 +48,12 @@ def reasoning_effort(request: MessagesRequest) -> str | None:
     return None
 
 
-def thinking_shown(request: MessagesRequest) -> bool:
+def thinking_shown(request: MessagesBody) -> bool:
     """Whether the editor's thinking parts become `thinking` blocks in the answer."""
     return request.thinking is not None and request.thinking.type in ("enabled", "adaptive")
 
 
-def thinking_omitted(request: MessagesRequest) -> bool:
+def thinking_omitted(request: MessagesBody) -> bool:
     """Whether those blocks come without their text (`display: "omitted"`, as Claude Code asks)."""
     return (
         thinking_shown(request)
@@ -63,7 +62,7 @@ def thinking_omitted(request: MessagesRequest) -> bool:
     )
 
 
-def model_options(request: MessagesRequest) -> RequestOptions:
+def model_options(request: MessagesBody) -> RequestOptions:
     return RequestOptions(
         max_tokens=request.max_tokens,
         temperature=request.temperature,
@@ -73,12 +72,9 @@ def model_options(request: MessagesRequest) -> RequestOptions:
     )
 
 
-def log_ignored(body: dict[str, Any]) -> None:
-    ignored = [key for key in IGNORED_KEYS if body.get(key) is not None]
-    if (
-        isinstance(body.get("tool_choice"), dict)
-        and "disable_parallel_tool_use" in body["tool_choice"]
-    ):
+def log_ignored(request: MessagesBody) -> None:
+    ignored = [key for key in IGNORED_KEYS if getattr(request, key) is not None]
+    if request.tool_choice is not None and "disable_parallel_tool_use" in request.tool_choice:
         ignored.append("tool_choice.disable_parallel_tool_use")
     if ignored:
         log.debug("Accepted and ignored: %s", ", ".join(ignored))

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from bridge.anthropic.protocol import MessagesRequest
+from bridge.anthropic.wire import MessagesBody
 from bridge.core.errors import invalid_request
 from bridge.core.structured_output import OutputFormat
 
 
-def _requested(request: MessagesRequest) -> tuple[Any, str]:
+def _requested(request: MessagesBody) -> tuple[Any, str]:
     """The format object and its param, from `output_config.format` or `output_format`."""
     config = request.output_config
     if config is not None and config.format is not None:
@@ -23,7 +23,7 @@ def _requested(request: MessagesRequest) -> tuple[Any, str]:
     return request.output_format, "output_format"
 
 
-def requested_format(request: MessagesRequest) -> OutputFormat | None:
+def requested_format(request: MessagesBody) -> OutputFormat | None:
     """The JSON format the client asked for, or None for free text; 400 when it is unusable."""
     fmt, param = _requested(request)
     if fmt is None:

@@ -1,7 +1,8 @@
 """What a Messages request becomes before the editor is asked: the plan both sides share.
 
-The request side (wire models and conversion) builds it with `parse_messages_request` and
-`plan_messages`; the answer side (events, stream, routes) reads it.
+The request side builds it with `plan_messages` from the body's wire Structs (wire.py), which
+the fast path decodes (fast_path.py) or `parse_messages_request` makes on the exact path; the
+answer side (events, stream, routes) reads it.
 """
 
 from __future__ import annotations
@@ -9,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from bridge.anthropic.blocks import loaded_tool_names
-from bridge.anthropic.convert import editor_messages
+from bridge.anthropic.convert import converted
+from bridge.anthropic.from_model import from_model
 from bridge.anthropic.options import (
     log_ignored,
     model_options,
@@ -20,9 +21,11 @@ from bridge.anthropic.options import (
 from bridge.anthropic.output_format import requested_format
 from bridge.anthropic.protocol import MessagesRequest
 from bridge.anthropic.tools import plan_tools
+from bridge.anthropic.wire import MessagesBody
 from bridge.core.backend import ChatRequest, ModelInfo
 from bridge.core.chat_request import editor_chat
 from bridge.core.errors import invalid_request
+from bridge.core.history import normalise_tool_history
 from bridge.core.structured_output import OutputFormat
 from bridge.core.validation_errors import json_object, validated
 
@@ -43,19 +46,21 @@ class MessagesPlan:
     output_format: OutputFormat | None = None
 
 
-def parse_messages_request(body: Any) -> MessagesRequest:
-    """Validate a decoded JSON body; raises ApiError (400) naming the offending param."""
+def parse_messages_request(body: Any) -> MessagesBody:
+    """The exact path: validate a decoded JSON body; raises ApiError (400) naming the
+    offending param."""
     body = json_object(body, ("model", "messages", "max_tokens"))
-    request = validated(body, MessagesRequest)
-    log_ignored(body)
+    request = from_model(validated(body, MessagesRequest), body)
+    log_ignored(request)
     return request
 
 
-def plan_messages(request: MessagesRequest, model: ModelInfo) -> MessagesPlan:
+def plan_messages(request: MessagesBody, model: ModelInfo) -> MessagesPlan:
     """Everything decided before the editor is asked (pure; raises ApiError 400 on bad input)."""
-    tools = plan_tools(request.tools, request.tool_choice, loaded_tool_names(request.messages))
+    history, loaded = converted(request)
+    tools = plan_tools(request.tools, request.tool_choice, loaded)
     fmt = requested_format(request)
-    messages = editor_messages(request)
+    messages = normalise_tool_history(history)
     if not messages:
         raise invalid_request(
             "The messages hold nothing the model can read.",

@@ -1,10 +1,13 @@
-"""Before the editor is asked: parse the body, resolve the model, plan, check the context."""
+"""Before the editor is asked: parse the body, resolve the model, plan, check the context.
+
+`body` is the fast path's Structs (routes.py), or a decoded JSON body the exact path parses."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from bridge.anthropic.plan import MessagesPlan, parse_messages_request, plan_messages
+from bridge.anthropic.wire import MessagesBody
 from bridge.core.admission import admit
 from bridge.core.backend import Backend, ModelInfo
 from bridge.core.models import ModelNames, resolve_model
@@ -17,7 +20,7 @@ async def plan_body(
     backend: Backend, body: Any, names: ModelNames
 ) -> tuple[MessagesPlan, ModelInfo]:
     """Parse, resolve the model, plan (raises ApiError: 400 bad input, 404 unknown model)."""
-    request = parse_messages_request(body)
+    request = body if isinstance(body, MessagesBody) else parse_messages_request(body)
     note_request("anthropic", request.model, bool(request.stream))
     model = resolve_model(request.model, await backend.list_models(), names)
     return plan_messages(request, model), model

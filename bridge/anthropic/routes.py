@@ -13,9 +13,12 @@ from aiohttp import web
 
 from bridge.anthropic.errors import anthropic_error_body
 from bridge.anthropic.events import fold_message
+from bridge.anthropic.fast_path import fast_body
 from bridge.anthropic.frames import sse_frames
+from bridge.anthropic.plan import parse_messages_request
 from bridge.anthropic.prepare import plan_body, prepare_messages
 from bridge.anthropic.stream import message_events
+from bridge.anthropic.wire import MessagesBody
 from bridge.core.request_limits import check_request_shape, takes_model_slot
 from bridge.core.token_limits import chat_input_tokens
 from bridge.core.validation_errors import json_object
@@ -33,10 +36,24 @@ async def _checked_body(request: web.Request) -> Any:
     return body
 
 
+async def _parsed_body(request: web.Request, counting: bool = False) -> MessagesBody:
+    """The body as wire Structs: decoded in one pass (fast_path.py) when that is certain to
+    read it as the exact path would, else by the exact path (read_json, the request limits and
+    pydantic), which raises today's 400s. A count takes any `max_tokens` and `stream`."""
+    body = fast_body(await request.read(), request.app[SETTINGS].limits, counting=counting)
+    if body is not None:
+        return body
+    raw = await _checked_body(request)
+    if counting:
+        # Not parameters of a count: whatever they say, the input is the same.
+        raw = {**json_object(raw), "max_tokens": 1, "stream": False}
+    return parse_messages_request(raw)
+
+
 async def create_message(request: web.Request) -> web.StreamResponse:
     backend = request.app[BACKEND]
     settings = request.app[SETTINGS]
-    body = await _checked_body(request)
+    body = await _parsed_body(request)
     check_seconds = settings.limits.answerCheckSeconds
     plan = await prepare_messages(backend, body, settings.model_names(), check_seconds)
     if not plan.stream:
@@ -53,9 +70,7 @@ async def create_message(request: web.Request) -> web.StreamResponse:
 async def count_tokens(request: web.Request) -> web.Response:
     """`{"input_tokens": N}`: what `POST /v1/messages` with this body would send, counted by
     the editor. `max_tokens` may be left out, as Anthropic's endpoint allows."""
-    body = json_object(await _checked_body(request))
-    # Not parameters of a count: whatever they say, the input is the same.
-    body = {**body, "max_tokens": 1, "stream": False}
+    body = await _parsed_body(request, counting=True)
     backend = request.app[BACKEND]
     plan, _ = await plan_body(backend, body, request.app[SETTINGS].model_names())
     return strict_json_response({"input_tokens": await chat_input_tokens(backend, plan.chat)})
