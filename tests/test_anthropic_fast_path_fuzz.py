@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_anthropic_request_fuzz import bodies, json_values
 
-from bridge.anthropic.json_depth import _outside_long_strings, within_depth
+from bridge.core.json_depth import _outside_long_strings, within_depth
 from bridge.core.request_limits import json_depth_exceeded
 
 # --------------------------------------------------------------------------- any body

@@ -15,9 +15,9 @@ from typing import Any
 
 import msgspec
 
-from bridge.anthropic.json_depth import within_depth
 from bridge.anthropic.options import log_ignored
 from bridge.anthropic.wire import MessagesBody
+from bridge.core.json_depth import within_depth
 from bridge.core.typed_body import TypedBody
 from bridge.settings import Limits
 

@@ -17,6 +17,7 @@ from typing import Any, cast
 import msgspec
 from aiohttp import web
 
+from bridge.core import json_depth
 from bridge.core.request_limits import check_request_shape
 from bridge.core.typed_body import TypedBody, within_depth
 from bridge.http.json_body import read_json
@@ -186,6 +187,8 @@ def fast_body(raw: bytes, limits: Limits) -> CreateBody | None:
         body = _with_typeless(raw, limits)
         path = "typeless"
     if body is None or not certain(body, limits):
+        return None
+    if not json_depth.within_depth(raw, limits.maxJsonDepth):  # keys msgspec skipped too
         return None
     PATHS[path] += 1
     return body

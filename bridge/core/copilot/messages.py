@@ -115,7 +115,7 @@ def _user(message: ChatMessage, model_id: str, image_input: bool) -> ChatMessage
 def _result_needs_change(result: ToolResultPart) -> bool:
     if not result.content:
         return True
-    for part in result.content:  # a loop, not any(): thousands of results per request
+    for part in result.content:  # noqa: SIM110 (a loop, not any(): thousands per request)
         if type(part) is TextPart and not part.value:
             return True
     return False

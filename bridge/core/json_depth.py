@@ -1,14 +1,13 @@
 """How deep a JSON text nests, read from its bytes at C speed: the request limits' depth check
-for the fast path, which cannot see the keys its decoder skips.
+for a fast path whose Structs skip unknown keys (bridge/core/typed_body.py): msgspec skips them
+unread, so only the bytes can say how deep they nest (Anthropic's and Responses' fast paths;
+Chat's and Gemini's refuse unknown keys and check their free-form fields instead).
 
 The general way makes a few passes over the body with `bytes` methods and none in Python per
 value: drop escaped backslashes and quotes, keep only quotes and brackets, drop what is inside
 strings, then peel off the innermost pairs of brackets, one level at a time. A body of a few
 long strings (files, command output) goes faster another way: `find` jumps from quote to quote
 (memchr), so only what lies between strings is looked at.
-
-This belongs with `TypedBody` in the core (every dialect's decoder skips unknown keys); it is
-here until it moves there.
 """
 
 from __future__ import annotations
