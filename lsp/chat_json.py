@@ -35,23 +35,32 @@ def chat_params_json(chat_id: str, window: int, request: ChatRequest) -> bytes:
     }
     if request.justification is not None:
         params["justification"] = request.justification
-    return params_json(params)
+    data = _encoded(params)
+    # msgspec writes a non-finite number as `null`, so only output holding a null can hide
+    # one: then the values are checked (one scan decides for most requests; walking thousands
+    # of messages would cost more).
+    if b"null" in data and not _all_finite(params):
+        raise UnsendableMessage("the message is not valid JSON (a number is not finite)")
+    return data
 
 
 def params_json(params: Any) -> bytes:
-    """Plain JSON values and the parts' Structs as compact UTF-8 JSON; UnsendableMessage
-    where `lsp.rpc` refuses (a lone surrogate, a number that is not finite)."""
+    """The editor's other requests' params (a few values, but maybe a 0.5 MB text to count) as
+    compact UTF-8 JSON; UnsendableMessage where `lsp.rpc` refuses (a lone surrogate, a number
+    that is not finite: msgspec would write it as `null`, so the values are walked)."""
+    data = _encoded(params)
+    if not _all_finite(params):
+        raise UnsendableMessage("the message is not valid JSON (a number is not finite)")
+    return data
+
+
+def _encoded(params: Any) -> bytes:
     try:
-        data = _ENCODER.encode(params)
+        return _ENCODER.encode(params)
     except UnicodeEncodeError as exc:  # a lone surrogate: not UTF-8
         raise UnsendableMessage(f"the message is not valid JSON ({exc})") from None
     except (TypeError, OverflowError, ValueError):  # what msgspec cannot write: the strict way
         return _strict(msgspec.to_builtins(params, str_keys=True))
-    # msgspec writes a non-finite number as `null`, so only output holding a null can hide
-    # one: then the values are checked (one memchr-speed scan decides for most requests).
-    if b"null" in data and not _all_finite(params):
-        raise UnsendableMessage("the message is not valid JSON (a number is not finite)")
-    return data
 
 
 def _strict(value: Any) -> bytes:
