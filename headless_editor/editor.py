@@ -31,8 +31,20 @@ class EditorStartError(RuntimeError):
     """The language server could not be started or could not bind its port."""
 
 
+# How long parts may wait to go out together: a notification as soon as a loop turn adds no
+# part, else at most this many parts or this long after the first of them.
+BATCH_PARTS = 256
+BATCH_SECONDS = 0.002
+
+
 class PartSender:
-    """Sends a chat's parts, several per notification when they queue up within a loop turn.
+    """Sends a chat's parts, several per notification when they come faster than one a turn.
+
+    A part waits for the end of the loop turn it came in (as VS Code's extension waits for
+    `setImmediate`); as long as each turn brings another part, the batch waits one more, up to
+    BATCH_PARTS parts or BATCH_SECONDS. A model that streams a part now and then thus has each
+    sent one loop turn later, while a fast stream goes out in notifications of many parts:
+    each notification costs both processes far more than a part in it.
 
     Flow control (docs/protocol.md): with a `window` from the server, at most that many parts
     are sent and not yet acknowledged by `maestro/chatAck`; `blocked` tells the chat to wait
@@ -43,7 +55,10 @@ class PartSender:
         self._protocol = protocol
         self._chat_id = chat_id
         self._buffer: list[dict[str, Any]] = []
-        self._scheduled = False
+        self._loop: asyncio.AbstractEventLoop | None = None  # the chat's, at its first part
+        self._pending: asyncio.Handle | None = None  # the next look at the buffer
+        self._seen = 0  # parts in the buffer at that look's scheduling
+        self._first = 0.0  # loop time of the buffer's first part
         self._window = window
         self._unacked = 0  # parts handed to add() (sent or about to be) and not acknowledged
         self._credit = asyncio.Event()
@@ -55,9 +70,21 @@ class PartSender:
         else:  # a part's fields are its wire shape; an unset `id` is left out
             self._buffer.append({k: v for k, v in vars(part).items() if v is not None})
         self._unacked += 1
-        if not self._scheduled:
-            self._scheduled = True
-            asyncio.get_running_loop().call_soon(self.flush)
+        if self._pending is None:
+            loop = self._loop = self._loop or asyncio.get_running_loop()
+            self._seen = 0
+            self._first = loop.time()
+            self._pending = loop.call_soon(self._look, loop)
+
+    def _look(self, loop: asyncio.AbstractEventLoop) -> None:
+        """At the end of a loop turn: send, unless this turn added parts and there is room."""
+        size = len(self._buffer)
+        if size > self._seen and size < BATCH_PARTS and loop.time() - self._first < BATCH_SECONDS:
+            self._seen = size
+            self._pending = loop.call_soon(self._look, loop)
+            return
+        self._pending = None
+        self.flush()
 
     @property
     def blocked(self) -> bool:
@@ -75,7 +102,9 @@ class PartSender:
         self._credit.set()
 
     def flush(self) -> None:
-        self._scheduled = False
+        if self._pending is not None:
+            self._pending.cancel()
+            self._pending = None
         if self._buffer:
             parts, self._buffer = self._buffer, []
             self._protocol.notify_raw(rpc.CHAT_PARTS, {"chatId": self._chat_id, "parts": parts})
