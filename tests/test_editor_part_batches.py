@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from bridge.core import strict_json
-from bridge.core.backend import DataPart, TextPart, ToolCallPart
+from bridge.core.backend import DataPart, ResponsePart, TextPart, ToolCallPart
 from headless_editor.editor import BATCH_PARTS, PartSender
 from headless_editor.jsonrpc import EditorConnection, _text_parts_frame
 from lsp import rpc
@@ -126,7 +126,7 @@ async def test_the_connection_sends_every_kind_of_part_as_the_strict_encoder_wou
     pipe = Pipe()
     connection.set_writer(pipe)  # type: ignore[arg-type]
     sender = PartSender(connection, "chat-3", window=None)
-    parts = [
+    parts: list[ResponsePart] = [
         TextPart(value="a"),
         ToolCallPart(callId="call_1", name="f", input={"x": 1.5}),
         DataPart(mimeType="usage", data="e30="),
