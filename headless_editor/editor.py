@@ -35,16 +35,20 @@ class EditorStartError(RuntimeError):
 # part, else at most this many parts or this long after the first of them.
 BATCH_PARTS = 256
 BATCH_SECONDS = 0.002
+# Once parts come turn after turn: how long until the next look (one look per turn would cost
+# a callback per part).
+LOOK_SECONDS = 0.0002
 
 
 class PartSender:
     """Sends a chat's parts, several per notification when they come faster than one a turn.
 
     A part waits for the end of the loop turn it came in (as VS Code's extension waits for
-    `setImmediate`); as long as each turn brings another part, the batch waits one more, up to
-    BATCH_PARTS parts or BATCH_SECONDS. A model that streams a part now and then thus has each
-    sent one loop turn later, while a fast stream goes out in notifications of many parts:
-    each notification costs both processes far more than a part in it.
+    `setImmediate`): if no other part came meanwhile, it goes out then. If one did, the model
+    streams parts turn after turn, and the batch waits LOOK_SECONDS more, again as long as parts
+    keep coming, up to BATCH_PARTS parts or BATCH_SECONDS. A model that streams a part now and
+    then thus has each sent one loop turn later, while a fast stream goes out in notifications
+    of many parts: each notification costs both processes far more than a part in it.
 
     Flow control (docs/protocol.md): with a `window` from the server, at most that many parts
     are sent and not yet acknowledged by `maestro/chatAck`; `blocked` tells the chat to wait
@@ -75,13 +79,19 @@ class PartSender:
             self._seen = 0
             self._first = loop.time()
             self._pending = loop.call_soon(self._look, loop)
+        elif len(self._buffer) >= BATCH_PARTS:
+            self.flush()
 
     def _look(self, loop: asyncio.AbstractEventLoop) -> None:
-        """At the end of a loop turn: send, unless this turn added parts and there is room."""
+        """Send, unless parts came since the last look and the batch may wait a little more."""
         size = len(self._buffer)
-        if size > self._seen and size < BATCH_PARTS and loop.time() - self._first < BATCH_SECONDS:
-            self._seen = size
-            self._pending = loop.call_soon(self._look, loop)
+        if size > self._seen and loop.time() - self._first < BATCH_SECONDS:
+            # The first look comes before the model's next turn: the next, right after it.
+            first, self._seen = self._seen == 0, size
+            if first:
+                self._pending = loop.call_soon(self._look, loop)
+            else:
+                self._pending = loop.call_later(LOOK_SECONDS, self._look, loop)
             return
         self._pending = None
         self.flush()
