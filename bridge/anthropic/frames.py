@@ -17,17 +17,17 @@ from bridge.http.sse import encode_event
 _encode_string = json.encoder.encode_basestring
 
 _DELTA = "content_block_delta"
-_EVENT_KEYS = ["type", "index", "delta"]
-_TEXT_KEYS = ["type", "text"]
+_EVENT_KEYS = ("type", "index", "delta")
+_TEXT_KEYS = ("type", "text")
 
 
 def _text_delta(event: Event) -> str | None:
     """A `text_delta` event written without the generic encoder; None when the event is not
     exactly the shape bridge.anthropic.events builds for one."""
-    if event.get("type") != _DELTA or list(event) != _EVENT_KEYS:
+    if event.get("type") != _DELTA or tuple(event) != _EVENT_KEYS:
         return None
     index, delta = event["index"], event["delta"]
-    if type(index) is not int or type(delta) is not dict or list(delta) != _TEXT_KEYS:
+    if type(index) is not int or type(delta) is not dict or tuple(delta) != _TEXT_KEYS:
         return None
     text = delta["text"]
     if delta["type"] != "text_delta" or type(text) is not str:

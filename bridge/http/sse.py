@@ -16,13 +16,21 @@ _encode_string = json.encoder.encode_basestring
 DONE = b"data: [DONE]\n\n"
 
 _DELTA = "response.output_text.delta"
-_DELTA_KEYS = ["type", "sequence_number", "item_id", "output_index", "content_index", "delta"]
+_DELTA_KEYS = (
+    "type",
+    "sequence_number",
+    "item_id",
+    "output_index",
+    "content_index",
+    "delta",
+    "logprobs",
+)
 
 
 def _text_delta(e: dict[str, Any]) -> str | None:
     """A text delta event written without the generic encoder (most events of a stream are
     these); None when the event is not exactly the shape bridge.responses.events builds."""
-    if len(e) != 7 or e.get("logprobs") != [] or list(e)[:6] != _DELTA_KEYS:
+    if tuple(e) != _DELTA_KEYS or e["logprobs"] != []:
         return None
     seq, index, content = e["sequence_number"], e["output_index"], e["content_index"]
     item, delta = e["item_id"], e["delta"]
