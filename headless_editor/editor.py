@@ -37,7 +37,7 @@ BATCH_PARTS = 256
 BATCH_SECONDS = 0.002
 # Once parts come turn after turn: how long until the next look (one look per turn would cost
 # a callback per part).
-LOOK_SECONDS = 0.0002
+LOOK_SECONDS = 0.0005
 
 
 class PartSender:
