@@ -43,12 +43,13 @@ LOOK_SECONDS = 0.0005
 class PartSender:
     """Sends a chat's parts, several per notification when they come faster than one a turn.
 
-    A part waits for the end of the loop turn it came in (as VS Code's extension waits for
-    `setImmediate`): if no other part came meanwhile, it goes out then. If one did, the model
-    streams parts turn after turn, and the batch waits LOOK_SECONDS more, again as long as parts
-    keep coming, up to BATCH_PARTS parts or BATCH_SECONDS. A model that streams a part now and
-    then thus has each sent one loop turn later, while a fast stream goes out in notifications
-    of many parts: each notification costs both processes far more than a part in it.
+    A part waits until the loop has run the turn after the one it came in (VS Code's extension
+    waits for `setImmediate`, one turn): if no other part came in that turn, it goes out. If one
+    did, the model streams parts turn after turn, and the batch waits LOOK_SECONDS more, again
+    as long as parts keep coming, up to BATCH_PARTS parts or about BATCH_SECONDS. A model that
+    streams a part now and then thus has each sent a loop turn or two later, while a fast stream
+    goes out in notifications of many parts: each notification costs both processes far more
+    than a part in it.
 
     Flow control (docs/protocol.md): with a `window` from the server, at most that many parts
     are sent and not yet acknowledged by `maestro/chatAck`; `blocked` tells the chat to wait
