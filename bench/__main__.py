@@ -1,6 +1,7 @@
-"""`python -m bench [--quick]`: the bridge in every dialect against the baseline, alternating.
+"""`python -m bench [--quick]`: the bridge in every dialect against the baselines, alternating.
 
-Each round starts the baseline and a fresh bridge per dialect, and runs every measurement on
+Each round starts the two baselines (bench/baseline.py: the json module's writer and orjson's)
+and a fresh bridge per dialect, and runs every measurement on
 each in turn (the order rotates every round); each figure is the median of the rounds, with min
 and max. Nothing here asserts speed: the `target` column only reports against the targets of
 docs/benchmarks.md, and whether every dialect is within 10 % of Responses.
@@ -21,14 +22,14 @@ from bench import history, load, report, servers
 from bench.dialects import DIALECTS, RESPONSES, Dialect
 from bench.figures import CONCURRENCY, FULL, QUICK, Results, Sizes, percentile
 from bench.profile import Profiled
-from bench.table import REFERENCE, table
+from bench.table import BASELINES, REFERENCE, table
 
 MB = 1024 * 1024
 
 
 @dataclass(frozen=True)
 class Column:
-    """One server of the table: the baseline (Responses only) or the bridge in one dialect."""
+    """One server of the table: a baseline (Responses only) or the bridge in one dialect."""
 
     name: str
     kind: str  # a key of servers.COMMANDS
@@ -37,7 +38,8 @@ class Column:
 
 def columns(dialects: list[str]) -> list[Column]:
     bridges = [Column(name, "bridge", DIALECTS[name]) for name in dialects]
-    return [Column("baseline", "baseline", RESPONSES), *bridges]
+    baselines = [Column(name, name, RESPONSES) for name in BASELINES]
+    return [*baselines, *bridges]
 
 
 def _record(results: Results, name: str, key: str, value: float) -> None:

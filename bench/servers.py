@@ -1,4 +1,4 @@
-"""The servers under test (the baseline, the bridge) as real processes, and what /proc says."""
+"""The servers under test (the two baselines, the bridge) as real processes, and what /proc says."""
 
 from __future__ import annotations
 
@@ -28,6 +28,7 @@ else:
 COMMANDS = {
     # `bench` is no installed package: it runs from this checkout (cwd=REPO_ROOT below).
     "baseline": [sys.executable, "-m", "bench.baseline", "--port"],
+    "baseline-orjson": [sys.executable, "-m", "bench.baseline", "--encoder", "orjson", "--port"],
     # The bridge as installed, started the way its own language server is (no `-m`, so no
     # folder can shadow the package).
     "bridge": python_module_command("bridge.cli", "serve", "--port"),
@@ -71,7 +72,7 @@ def child_pids(pid: int) -> list[int]:
 class Server:
     """A started server; `pids` are every process serving it (the bridge has two)."""
 
-    name: str  # its column: "baseline" or the dialect the bridge is measured in
+    name: str  # its column: a baseline's name or the dialect the bridge is measured in
     process: subprocess.Popen[bytes]
     url: str  # http://127.0.0.1:PORT
     start_seconds: float

@@ -2,7 +2,8 @@
 
 The last user text holds the number of text parts wanted (`"20000"`); each part is one short
 word. Like every simulated model it yields to the event loop between parts, as a real model
-stream does, so the editor sends parts as they come and batches only what queues up.
+stream does; the editor sends parts that come turn after turn together (PartSender in
+headless_editor/editor.py), as it would those of a real model that streams that fast.
 """
 
 from __future__ import annotations

@@ -15,6 +15,8 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+import msgspec
+
 from bridge.core import strict_json
 from lsp import rpc
 
@@ -81,6 +83,11 @@ class EditorConnection:
         self.writer.write(frame)
 
     def notify_raw(self, method: str, params: Any = None) -> None:
+        if method == rpc.CHAT_PARTS and self.writer is not None:
+            frame = _text_parts_frame(params)
+            if frame is not None:
+                self.writer.write(frame)
+                return
         self._send({"jsonrpc": "2.0", "method": method, "params": params})
 
     async def send_request_async(self, method: str, params: Any = None) -> Any:
@@ -160,3 +167,30 @@ class EditorConnection:
             log.exception("The editor failed to answer %s", method)
             reply["error"] = {"code": INTERNAL_ERROR, "message": f"{type(exc).__name__}: {exc}"}
         self._send(reply)
+
+
+_encode_fast = msgspec.json.Encoder().encode
+_CHAT_PARTS_HEAD = b'{"jsonrpc":"2.0","method":"%s","params":' % rpc.CHAT_PARTS.encode()
+
+
+def _text_parts_frame(params: Any) -> bytes | None:
+    """A `maestro/chatParts` notification of text parts only (nearly all of a stream), encoded
+    by msgspec: the same bytes as the strict encoder's, at a fraction of the cost. None for
+    anything else: msgspec writes a NaN as `null` where the strict encoder refuses it, and only
+    text parts are sure to hold no number."""
+    if type(params) is not dict or len(params) != 2 or type(params.get("chatId")) is not str:
+        return None
+    parts = params.get("parts")
+    if type(parts) is not list or any(
+        type(part) is not dict
+        or len(part) != 2
+        or part.get("type") != "text"
+        or type(part.get("value")) is not str
+        for part in parts
+    ):
+        return None
+    try:
+        body = _CHAT_PARTS_HEAD + _encode_fast(params) + b"}"
+    except (TypeError, ValueError):  # a lone surrogate: the strict path says why
+        return None
+    return b"Content-Length: %d\r\n\r\n%s" % (len(body), body)

@@ -129,6 +129,24 @@ def test_within_ten_percent_of_responses_is_judged_per_direction() -> None:
     assert target_of(late, ttfb).endswith("≤ 1.1 x responses: MISSED (gemini)")
 
 
+def test_per_delta_targets_are_judged_on_every_dialect_against_the_orjson_writer() -> None:
+    dialects = ["responses", "chat", "gemini"]
+    stream, cpu = figures(QUICK)[0].label, "server CPU per 1,000 deltas (one stream)"
+    results = fixed_results(100.0, 100.0)
+    results["baseline-orjson"] = {fig.key: [100.0] for fig in figures(QUICK)}
+    results["baseline-orjson"]["stream_dps"] = [200.0]  # half of it is 100: met
+    results["baseline-orjson"]["cpu_per_1k"] = [50.0]  # twice it is 100: met
+    met = table(results, QUICK, dialects)
+    assert "every dialect ≥ 50% of baseline-orjson: met" in target_of(met, stream)
+    assert target_of(met, cpu) == "every dialect ≤ 2 x baseline-orjson: met"
+    results["chat"]["stream_dps"] = [99.0]
+    results["gemini"]["cpu_per_1k"] = [101.0]
+    missed = table(results, QUICK, dialects)
+    assert "every dialect ≥ 50% of baseline-orjson: MISSED (chat)" in target_of(missed, stream)
+    assert target_of(missed, cpu) == "every dialect ≤ 2 x baseline-orjson: MISSED (gemini)"
+    assert "| responses / baseline-orjson |" in missed.splitlines()[0]
+
+
 def test_quick_bench_prints_every_figure_for_every_dialect() -> None:
     # Should it hang, its servers are killed with it.
     done = run([sys.executable, "-m", "bench", "--quick"], cwd=REPO_ROOT, timeout=240)
@@ -139,7 +157,9 @@ def test_quick_bench_prints_every_figure_for_every_dialect() -> None:
     assert all(f"| {dialect} | items |" in history_part for dialect in DIALECTS), history_part
     rows = [line for line in servers_part.splitlines() if line.startswith("| ")]
     header = [cell.strip() for cell in rows[0].strip("|").split("|")]
-    columns = ["baseline", *DIALECTS, "responses / baseline", "worst dialect / responses"]
+    baselines = ["baseline", "baseline-orjson"]  # the json module's raw writer, and orjson's
+    ratios = [f"responses / {name}" for name in baselines]
+    columns = [*baselines, *DIALECTS, *ratios, "worst dialect / responses"]
     assert header == ["figure", "unit", *columns, "target"]
     labels = [row.split(" | ")[0].removeprefix("| ") for row in rows[1:]]
     assert labels == [figure.label for figure in figures(QUICK)]
@@ -147,4 +167,4 @@ def test_quick_bench_prints_every_figure_for_every_dialect() -> None:
         cells = dict(zip(header, (cell.strip() for cell in row.strip("|").split("|")), strict=True))
         assert all(cells[name] for name in columns), row  # measured on every server
         if cells["unit"] == "count":
-            assert all(cells[name] == "0" for name in ["baseline", *DIALECTS]), row
+            assert all(cells[name] == "0" for name in [*baselines, *DIALECTS]), row

@@ -84,6 +84,21 @@ class ChunkBuilder:
             chunk["usage"] = None
         return chunk
 
+    def _content(self, text: str) -> Chunk:
+        """`_delta({"content": text})` built in one go: this runs once per streamed delta."""
+        chunk: Chunk = {
+            "id": self.id,
+            "object": "chat.completion.chunk",
+            "created": self.created,
+            "model": self.model,
+            "choices": [
+                {"index": 0, "delta": {"content": text}, "logprobs": None, "finish_reason": None}
+            ],
+        }
+        if self.include_usage:
+            chunk["usage"] = None
+        return chunk
+
     def _delta(self, delta: dict[str, Any], finish_reason: str | None = None) -> Chunk:
         choice = {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish_reason}
         return self._chunk([choice])
@@ -117,9 +132,12 @@ class ChunkBuilder:
         chunks: list[Chunk] = []
         for part in parts:
             if isinstance(part, TextPart) and part.value:
-                self.output_text.append(part.value)
-                self.answer_text.append(part.value)
-                chunks += [*self.start(), self._delta({"content": part.value})]
+                value = part.value
+                self.output_text.append(value)
+                self.answer_text.append(value)
+                if not self.started:
+                    chunks += self.start()
+                chunks.append(self._content(value))
             elif isinstance(part, ThinkingPart) and part.value:
                 self.reasoning_text.append(part.value)
                 chunks += [*self.start(None), self._delta({"reasoning_content": part.value})]

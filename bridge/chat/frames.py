@@ -18,23 +18,48 @@ KEEPALIVE_TEXT = ": keepalive\n\n"
 _DONE_TEXT = DONE_FRAME.decode()
 _encode_string = json.encoder.encode_basestring
 
-_CHUNK_KEYS = ["id", "object", "created", "model", "choices"]
-_WITH_USAGE = [*_CHUNK_KEYS, "usage"]  # `stream_options.include_usage`: null until the last
-_CHOICE_KEYS = ["index", "delta", "logprobs", "finish_reason"]
+_CHUNK_KEYS = ("id", "object", "created", "model", "choices")
+_WITH_USAGE = (*_CHUNK_KEYS, "usage")  # `stream_options.include_usage`: null until the last
+_CHOICE_KEYS = ("index", "delta", "logprobs", "finish_reason")
+
+
+class _Heads:
+    """The frame's opening up to the choice's index, the same for every chunk of a stream:
+    encoded once per stream rather than once per chunk (the last stream's is kept)."""
+
+    def __init__(self) -> None:
+        self.key: tuple[str, str, int, str] | None = None
+        self.head = ""
+
+    def head_of(self, id_: str, object_: str, created: int, model: str) -> str:
+        key = (id_, object_, created, model)
+        if key != self.key:
+            self.head = (
+                f'data: {{"id":{_encode_string(id_)},"object":{_encode_string(object_)},'
+                f'"created":{created},"model":{_encode_string(model)},"choices":[{{"index":'
+            )
+            self.key = key
+        return self.head
+
+
+_heads = _Heads()
 
 
 def _text_delta(chunk: Chunk) -> str | None:
     """A one-choice content delta written without the generic encoder; None when the chunk is
     not exactly the shape bridge.chat.chunks builds for one."""
-    keys = list(chunk)
-    with_usage = keys == _WITH_USAGE
-    if keys != _CHUNK_KEYS and not (with_usage and chunk["usage"] is None):
+    keys = tuple(chunk)
+    if keys == _CHUNK_KEYS:
+        usage = ""
+    elif keys == _WITH_USAGE and chunk["usage"] is None:
+        usage = ',"usage":null'
+    else:
         return None
     choices = chunk["choices"]
     if type(choices) is not list or len(choices) != 1:
         return None
     choice = choices[0]
-    if type(choice) is not dict or list(choice) != _CHOICE_KEYS:
+    if type(choice) is not dict or tuple(choice) != _CHOICE_KEYS:
         return None
     delta, index = choice["delta"], choice["index"]
     if type(delta) is not dict or len(delta) != 1 or type(delta.get("content")) is not str:
@@ -48,10 +73,8 @@ def _text_delta(chunk: Chunk) -> str | None:
         return None
     if type(created) is not int:
         return None
-    usage = ',"usage":null' if with_usage else ""
     return (
-        f'data: {{"id":{_encode_string(id_)},"object":{_encode_string(object_)},'
-        f'"created":{created},"model":{_encode_string(model)},"choices":[{{"index":{index},'
+        f"{_heads.head_of(id_, object_, created, model)}{index},"
         f'"delta":{{"content":{_encode_string(delta["content"])}}},"logprobs":null,'
         f'"finish_reason":null}}]{usage}}}\n\n'
     )

@@ -58,6 +58,7 @@ class _OpenItem:
 
     def __init__(self, item: Event, index: int) -> None:
         self.item = item
+        self.id: str = item["id"]
         self.index = index
         self.chunks: list[str] = []
 
@@ -165,9 +166,10 @@ class ResponseEventBuilder:
         if not value:
             return
         self.output_text.append(value)
-        open_, fresh = self._open_or_new("message", _new_message, events)
-        ref = {"item_id": open_.item["id"], "output_index": open_.index, "content_index": 0}
-        if fresh:
+        open_ = self._open
+        if open_ is None or open_.item["type"] != "message":
+            open_, _ = self._open_or_new("message", _new_message, events)
+            ref = {"item_id": open_.item["id"], "output_index": open_.index, "content_index": 0}
             events.append(self._event("response.content_part.added", **ref, part=_text_part("")))
         open_.chunks.append(value)
         # Built in place, not through _event(**fields): this runs once per streamed delta.
@@ -175,8 +177,8 @@ class ResponseEventBuilder:
             {
                 "type": "response.output_text.delta",
                 "sequence_number": self._seq,
-                "item_id": ref["item_id"],
-                "output_index": ref["output_index"],
+                "item_id": open_.id,
+                "output_index": open_.index,
                 "content_index": 0,
                 "delta": value,
                 "logprobs": [],
