@@ -113,9 +113,9 @@ def _todays_targets(med: Medians, dialects: list[str]) -> dict[str, str]:
         "ttfb_p50": "≤ baseline + 2 ms: " + verdict(bridge["ttfb_p50"] <= base["ttfb_p50"] + 2),
         "p99_64": "no error, p99 ≤ 2 x p50: "
         + verdict(bridge["errors_64"] == 0 and bridge["p99_64"] <= 2 * bridge["p50_64"]),
-        "start": "≤ 0.6 s: " + verdict(bridge["start"] <= 0.6),
+        "start": "≤ 0.8 s: " + verdict(bridge["start"] <= 0.8),  # issue 31
         "rss_idle_http": "≤ 80 MiB: " + verdict(bridge["rss_idle_http"] <= 80),
-        "rss_idle": "≤ 80 MiB: " + verdict(bridge["rss_idle"] <= 80),
+        "rss_idle": "≤ 90 MiB: " + verdict(bridge["rss_idle"] <= 90),  # issue 31: serve as a whole
         "rss_after": "flat (≤ +5 MiB): " + verdict(bridge["rss_after"] - bridge["rss_loaded"] <= 5),
     }
 
