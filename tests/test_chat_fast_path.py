@@ -28,11 +28,12 @@ from bench.dialect_bodies import encoded
 from bridge.chat import protocol, wire
 from bridge.chat.body import fast_request
 from bridge.chat.exact import check_roles, parse_completion_request
-from bridge.chat.options import IGNORED_KEYS, log_ignored, model_options, refuse_unsupported
+from bridge.chat.options import log_ignored, model_options, refuse_unsupported
 from bridge.chat.plan import JUSTIFICATION, CompletionPlan, plan_completion
 from bridge.chat.response_format import requested_format
 from bridge.chat.stop import stop_sequences
 from bridge.chat.tools import plan_tools
+from bridge.chat.wire import IGNORED_KEYS
 from bridge.core import strict_json
 from bridge.core.backend import ModelInfo
 from bridge.core.chat_request import editor_chat

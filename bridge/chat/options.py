@@ -15,7 +15,7 @@ from typing import Any
 
 from bridge.chat import protocol
 from bridge.chat.stop import stop_sequences
-from bridge.chat.wire import CompletionRequest
+from bridge.chat.wire import IGNORED_KEYS, CompletionRequest
 from bridge.core.chat_request import RequestOptions
 from bridge.core.errors import unsupported_parameter
 from bridge.core.key_names import shown_keys
@@ -23,21 +23,6 @@ from bridge.core.key_names import shown_keys
 log = logging.getLogger(__name__)
 
 EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh")
-IGNORED_KEYS = (
-    "seed",
-    "user",
-    "metadata",
-    "store",
-    "logit_bias",
-    "service_tier",
-    "prediction",
-    "verbosity",
-    "prompt_cache_key",
-    "prompt_cache_retention",
-    "safety_identifier",
-    "web_search_options",
-    "top_k",
-)
 
 
 def refuse_unsupported(request: CompletionRequest) -> None:

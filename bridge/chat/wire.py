@@ -141,6 +141,22 @@ class StreamOptions(_Wire):
 
 
 PositiveInt = Annotated[int, Meta(ge=1)]
+# Keys the dialect accepts and ignores (options.py logs them at debug).
+IGNORED_KEYS = (
+    "seed",
+    "user",
+    "metadata",
+    "store",
+    "logit_bias",
+    "service_tier",
+    "prediction",
+    "verbosity",
+    "prompt_cache_key",
+    "prompt_cache_retention",
+    "safety_identifier",
+    "web_search_options",
+    "top_k",
+)
 
 
 class CompletionRequest(_Wire):
@@ -168,7 +184,7 @@ class CompletionRequest(_Wire):
     modalities: list[str] | None = None
     functions: Any = None
     function_call: Any = None
-    # Accepted and ignored (options.IGNORED_KEYS): declared only so that the fast path reads them.
+    # Accepted and ignored (IGNORED_KEYS): declared only so that the fast path reads them.
     seed: Any = None
     user: Any = None
     metadata: Any = None
@@ -191,19 +207,7 @@ class CompletionRequest(_Wire):
         "audio",
         "functions",
         "function_call",
-        "seed",
-        "user",
-        "metadata",
-        "store",
-        "logit_bias",
-        "service_tier",
-        "prediction",
-        "verbosity",
-        "prompt_cache_key",
-        "prompt_cache_retention",
-        "safety_identifier",
-        "web_search_options",
-        "top_k",
+        *IGNORED_KEYS,
     )
 
 
