@@ -131,11 +131,15 @@ async def test_the_connection_sends_every_kind_of_part_as_the_strict_encoder_wou
         ToolCallPart(callId="call_1", name="f", input={"x": 1.5}),
         DataPart(mimeType="usage", data="e30="),
     ]
+    wires: list[dict[str, Any]] = [  # each part's wire shape (docs/protocol.md)
+        {"type": "text", "value": "a"},
+        {"type": "toolCall", "callId": "call_1", "name": "f", "input": {"x": 1.5}},
+        {"type": "data", "mimeType": "usage", "data": "e30="},
+    ]
     expected = b""
-    for part in parts:
+    for part, wire in zip(parts, wires, strict=True):
         sender.add(part)
         sender.flush()
-        wire = {k: v for k, v in vars(part).items() if v is not None}
         expected += strict_frame({"chatId": "chat-3", "parts": [wire]})
     assert pipe.data == expected
     sender.add(ToolCallPart(callId="call_2", name="f", input={"x": math.nan}))
