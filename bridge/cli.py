@@ -351,49 +351,8 @@ def _prepare_headless(args: argparse.Namespace) -> _Headless | int:
     return _Headless(options, script)
 
 
-def _banner(url: str, api_key: str | None, model: str = "sim-echo") -> str:
-    key_env = "MAESTRO_BRIDGE_API_KEY"
-    # The key itself is never printed: terminals and CI logs keep what they show.
-    auth = f'-H "Authorization: Bearer ${key_env}" ' if api_key else ""
-    return f"""
-Codex CLI (~/.codex/config.toml):
-  model = "{model}"
-  model_provider = "maestro"
-
-  [model_providers.maestro]
-  name = "Maestro Bridge"
-  base_url = "{url}"
-  wire_api = "responses"{
-        f'''
-  env_key = "{key_env}"'''
-        if api_key
-        else ""
-    }
-
-Claude Code (or `maestro-bridge configure claude-code`):
-  ANTHROPIC_BASE_URL={url.removesuffix("/v1")} ANTHROPIC_AUTH_TOKEN={
-        "$" + key_env if api_key else "unused"
-    } ANTHROPIC_MODEL={model} claude
-
-Aider (and other Chat Completions clients: base URL {url}):
-  aider --openai-api-base {url} --openai-api-key {
-        "$" + key_env if api_key else "unused"
-    } --model openai/{model}
-
-Gemini CLI (run `maestro-bridge configure gemini` once: it also selects the API-key sign-in
-Gemini CLI needs for a base URL; other Gemini API clients: base URL {url.removesuffix("/v1")}):
-  GOOGLE_GEMINI_BASE_URL={url.removesuffix("/v1")} GEMINI_API_KEY={
-        "$" + key_env if api_key else "unused"
-    } gemini -m {model}
-
-curl:
-  curl -sN {url}/responses -H 'Content-Type: application/json' {auth}\\
-    -d '{{"model": "{model}", "input": "Hello!", "stream": true}}'
-
-Press Ctrl-C to stop."""
-
-
 async def _run_headless(headless: _Headless, process: asyncio.subprocess.Process) -> int:
+    from bridge.serve_banner import banner
     from bridge.stop_signals import install_stop_handlers
     from headless_editor.editor import EditorStartError, HeadlessEditor
 
@@ -413,7 +372,7 @@ async def _run_headless(headless: _Headless, process: asyncio.subprocess.Process
         print(f"Editor tools (MCP, Streamable HTTP): {tool_command.mcp_url(url)}", flush=True)
     # An alias is a name Codex knows (it picks its tools by name): show the first one.
     model = next(iter(options.get("modelAliases") or {}), "sim-echo")
-    print(_banner(url, options.get("apiKey"), model), flush=True)
+    print(banner(url, options.get("apiKey"), model), flush=True)
     gc.freeze()  # as the language server does once it listens (lsp/endpoint.py)
 
     stopped = asyncio.create_task(stop.wait())

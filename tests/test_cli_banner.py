@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import shlex
 
-from bridge.cli import _banner
+from bridge.serve_banner import banner as _banner
 
 URL = "http://127.0.0.1:23335/v1"
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import shlex
 
-from bridge.cli import _banner
 from bridge.log_redaction import RedactSecrets
+from bridge.serve_banner import banner as _banner
 
 URL = "http://127.0.0.1:23335/v1"
 
