@@ -8,7 +8,7 @@ from typing import Any
 
 from anthropic_reference import reference_plan
 
-from bridge.anthropic.fast_path import fast_body
+from bridge.anthropic.body import fast_body
 from bridge.anthropic.plan import MessagesPlan, parse_messages_request, plan_messages
 from bridge.anthropic.protocol import MessagesRequest
 from bridge.anthropic.wire import MessagesBody

@@ -1,4 +1,4 @@
-"""The Messages fast path (bridge/anthropic/fast_path.py): ordinary bodies are decoded in one
+"""The Messages fast path (bridge/anthropic/body.py): ordinary bodies are decoded in one
 pass into the wire Structs, every odd body goes to the exact path and gets today's answer, and
 the conversion gives the same chat request as the one before it (tests/anthropic_reference.py).
 """
@@ -24,7 +24,7 @@ from fixture_files import claude_code_captures
 
 from bench import conversation
 from bench.dialect_bodies import anthropic_body
-from bridge.anthropic.fast_path import PATHS, fast_body
+from bridge.anthropic.body import PATHS, fast_body
 from bridge.core.backend import ChatRequest, ModelInfo, ResponsePart, TextPart
 from bridge.core.errors import ApiError
 from bridge.http.app import create_app

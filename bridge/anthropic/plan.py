@@ -1,7 +1,7 @@
 """What a Messages request becomes before the editor is asked: the plan both sides share.
 
 The request side builds it with `plan_messages` from the body's wire Structs (wire.py), which
-the fast path decodes (fast_path.py) or `parse_messages_request` makes on the exact path; the
+the fast path decodes (body.py) or `parse_messages_request` makes on the exact path; the
 answer side (events, stream, routes) reads it.
 """
 

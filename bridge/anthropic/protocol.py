@@ -1,6 +1,6 @@
 """The `POST /v1/messages` body as typed models (pydantic), lenient on keys we do not use.
 
-The exact path: a body the fast path (fast_path.py, wire.py) does not take is validated here,
+The exact path: a body the fast path (body.py, wire.py) does not take is validated here,
 which phrases every 400; what it accepts becomes the wire Structs (from_model.py).
 
 Content blocks are told apart by `type`; a block of a type the bridge does not know is kept as

@@ -11,9 +11,9 @@ from typing import Any
 
 from aiohttp import web
 
+from bridge.anthropic.body import fast_body
 from bridge.anthropic.errors import anthropic_error_body
 from bridge.anthropic.events import fold_message
-from bridge.anthropic.fast_path import fast_body
 from bridge.anthropic.frames import sse_frames
 from bridge.anthropic.plan import parse_messages_request
 from bridge.anthropic.prepare import plan_body, prepare_messages
@@ -37,7 +37,7 @@ async def _checked_body(request: web.Request) -> Any:
 
 
 async def _parsed_body(request: web.Request, counting: bool = False) -> MessagesBody:
-    """The body as wire Structs: decoded in one pass (fast_path.py) when that is certain to
+    """The body as wire Structs: decoded in one pass (body.py) when that is certain to
     read it as the exact path would, else by the exact path (read_json, the request limits and
     pydantic), which raises today's 400s. A count takes any `max_tokens` and `stream`."""
     body = fast_body(await request.read(), request.app[SETTINGS].limits, counting=counting)

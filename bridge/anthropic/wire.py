@@ -149,5 +149,5 @@ class MessagesBody(Struct, kw_only=True, gc=False):
     container: Any = None
     mcp_servers: Any = None
     # Not Anthropic's: the request limits count `additional_tools` items of a Responses-style
-    # `input` among the tools, so a body with one takes the exact path (fast_path.py).
+    # `input` among the tools, so a body with one takes the exact path (body.py).
     foreign_input: Any = msgspec.field(default=None, name="input")
