@@ -161,6 +161,9 @@ class BridgeSettings(BaseModel):
     # quota or a server error before its first part (bridge/core/fallback.py); None: none.
     fallbackModel: str | None = None
     tools: ToolSettings = Field(default_factory=ToolSettings)
+    # The editor counts a chat's input itself when asked (`countInput`, docs/protocol.md); an
+    # older one does not say, and the server counts before sending instead.
+    countsChatInput: bool = False
 
     def model_names(self) -> ModelNames:
         return ModelNames(dict(self.modelAliases), self.defaultModel or None)

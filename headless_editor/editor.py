@@ -13,7 +13,16 @@ from typing import Any
 import msgspec
 from pydantic import ValidationError
 
-from bridge.core.backend import ChatRequest, EditorError, ResponsePart, TextPart, message_list
+from bridge.core.backend import (
+    INPUT_TOO_LONG,
+    ChatRequest,
+    CountInput,
+    EditorError,
+    ResponsePart,
+    TextPart,
+    message_list,
+)
+from bridge.core.token_limits import input_text
 from headless_editor.jsonrpc import INVALID_PARAMS, EditorConnection, RpcError
 from headless_editor.script import Script
 from headless_editor.sim_tools import SimTool, ToolBox, sample_tools
@@ -221,6 +230,8 @@ class HeadlessEditor:
         except (ValidationError, msgspec.ValidationError, TypeError) as exc:
             raise RpcError(INVALID_PARAMS, f"Malformed chat request: {exc}") from None
         chat_id = str(params.get("chatId"))
+        if request.countInput is not None:
+            self._count_input(chat_id, request, request.countInput)
         sender = PartSender(self.protocol, chat_id, chat_window(params))
         self._senders[chat_id] = sender
         try:
@@ -239,6 +250,19 @@ class HeadlessEditor:
             self._senders.pop(chat_id, None)
         sender.flush()  # every part goes out before the reply that ends the chat
         return {}
+
+    def _count_input(self, chat_id: str, request: ChatRequest, asked: CountInput) -> None:
+        """`countInput`: the input counted as the chat starts and told to the server; past
+        `maxTokens` the chat is refused before the model is asked (docs/protocol.md)."""
+        tokens = self.model.count_tokens(input_text(request)) + asked.imageTokens
+        self.protocol.notify_raw(rpc.CHAT_INPUT, {"chatId": chat_id, "inputTokens": tokens})
+        if 0 < asked.maxTokens < tokens:
+            raise RpcError(
+                rpc.EDITOR_ERROR_CODES["Other"],
+                f"The input is {tokens} tokens, more than the {asked.maxTokens} tokens the "
+                "model can read.",
+                {"code": "Other", "name": INPUT_TOO_LONG, "inputTokens": tokens},
+            )
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -261,7 +285,11 @@ class HeadlessEditor:
             "processId": os.getpid(),
             "capabilities": {},
             "clientInfo": {"name": "maestro-bridge headless editor"},
-            "initializationOptions": {"protocolVersion": rpc.PROTOCOL_VERSION, **options},
+            "initializationOptions": {
+                "protocolVersion": rpc.PROTOCOL_VERSION,
+                "countsChatInput": True,  # `countInput` in maestro/chat: _count_input
+                **options,
+            },
         }
         try:
             await asyncio.wait_for(protocol.send_request_async("initialize", init), STARTUP_TIMEOUT)

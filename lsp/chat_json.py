@@ -20,9 +20,12 @@ from lsp.rpc import UnsendableMessage
 _ENCODER = msgspec.json.Encoder()
 
 
-def chat_params_json(chat_id: str, window: int, request: ChatRequest) -> bytes:
+def chat_params_json(
+    chat_id: str, window: int, request: ChatRequest, *, count_input: bool = True
+) -> bytes:
     """`{"chatId", "window", ...request}`, as `request.model_dump(exclude_none=True)` would
-    give it; UnsendableMessage for what JSON cannot carry (NaN, Infinity, a lone surrogate)."""
+    give it (`countInput` only when the editor counts: `count_input`); UnsendableMessage for
+    what JSON cannot carry (NaN, Infinity, a lone surrogate)."""
     params: dict[str, Any] = {
         "chatId": chat_id,
         "window": window,
@@ -35,6 +38,8 @@ def chat_params_json(chat_id: str, window: int, request: ChatRequest) -> bytes:
     }
     if request.justification is not None:
         params["justification"] = request.justification
+    if request.countInput is not None and count_input:
+        params["countInput"] = request.countInput
     data = _encoded(params)
     # msgspec writes a non-finite number as `null`, so only output holding a null can hide
     # one: then the values are checked (one scan decides for most requests; walking thousands

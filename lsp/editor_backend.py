@@ -20,6 +20,7 @@ from bridge.core.backend import (
     ResponsePart,
     response_parts,
 )
+from bridge.core.token_limits import enforce_count_input
 from lsp import rpc
 from lsp.chat_json import chat_params_json, params_json
 from lsp.chat_stream import ChatStream
@@ -46,14 +47,23 @@ def editor_error(exc: BaseException) -> EditorError:
             code,
             exc.message or "The editor failed the request.",
             name if isinstance(name, str) else "",
+            _tokens(data.get("inputTokens")),  # with the name InputTooLong
         )
     return EditorError("Other", f"The editor failed the request: {exc}")
+
+
+def _tokens(value: Any) -> int | None:
+    return value if type(value) is int and value >= 0 else None
 
 
 class EditorBackend:
     def __init__(self, protocol: Any) -> None:
         self._protocol = protocol
         self._streams: dict[str, ChatStream] = {}
+        # The open chats' requests, for the input count the editor tells (maestro/chatInput).
+        self._requests: dict[str, ChatRequest] = {}
+        # The editor said it counts a chat's input when asked (initialize `countsChatInput`).
+        self.editor_counts_input = False
         self._ids = itertools.count(1)
         self._models: list[ModelInfo] | None = None
         self._gone = False
@@ -86,6 +96,15 @@ class EditorBackend:
         if stream is not None:
             raw = params.get("parts") or []
             stream.put(_parse_parts(raw), len(raw) if isinstance(raw, list) else 0)
+
+    def on_chat_input(self, params: Any) -> None:
+        """`maestro/chatInput`: the editor's count of a chat's input, before its first part."""
+        if not isinstance(params, dict):
+            return
+        request = self._requests.get(str(params.get("chatId")))
+        tokens = _tokens(params.get("inputTokens"))
+        if request is not None and tokens is not None:
+            request.counted_input = tokens
 
     def forget_models(self) -> None:
         self._models = None
@@ -158,15 +177,21 @@ class EditorBackend:
 
     async def chat(self, request: ChatRequest) -> AsyncGenerator[list[ResponsePart], None]:
         self.check_alive()
+        if request.countInput is not None and not self.editor_counts_input:
+            # An older editor: the input is counted (and maybe refused) before it is sent.
+            await enforce_count_input(lambda text: self.count_tokens(request.model, text), request)
         chat_id = f"chat-{next(self._ids)}"
         stream = ChatStream(lambda parts: self._acknowledge(chat_id, parts))
         self._streams[chat_id] = stream
+        self._requests[chat_id] = request
         # The request id doubles as the chat id, so `$/cancelRequest` can name it.
         try:
-            params = chat_params_json(chat_id, stream.window, request)
+            count = self.editor_counts_input
+            params = chat_params_json(chat_id, stream.window, request, count_input=count)
             future = self._protocol.send_request_json(rpc.CHAT, chat_id, params)
         except rpc.UnsendableMessage as exc:  # nothing was written: nothing to cancel
             self._streams.pop(chat_id, None)
+            self._requests.pop(chat_id, None)
             self.forget(chat_id)
             raise editor_error(exc) from None
         # Runs on the loop thread, after every chatParts the editor sent before its reply.
@@ -186,6 +211,7 @@ class EditorBackend:
                 raise editor_error(future.exception())
         finally:
             self._streams.pop(chat_id, None)
+            self._requests.pop(chat_id, None)
             if not finished:
                 self.cancel_request(chat_id, future)
             self.forget(chat_id)

@@ -53,7 +53,8 @@ async def serve_stdio() -> None:
     widen_pipe(sys.stdout.fileno())
     stdio = await open_stdio(server.backend.editor_gone)
     server.protocol.set_writer(stdio.writer)
-    fast = {rpc.CHAT_PARTS: server.backend.on_chat_parts}
+    backend = server.backend
+    fast = {rpc.CHAT_PARTS: backend.on_chat_parts, rpc.CHAT_INPUT: backend.on_chat_input}
     try:
         await rpc.read_messages(
             stdio.reader, server.protocol, fast, server.backend.on_chat_parts_json

@@ -30,6 +30,7 @@ MODELS = "maestro/models"
 CHAT = "maestro/chat"
 CHAT_PARTS = "maestro/chatParts"
 CHAT_ACK = "maestro/chatAck"
+CHAT_INPUT = "maestro/chatInput"
 COUNT_TOKENS = "maestro/countTokens"
 MODELS_CHANGED = "maestro/modelsChanged"
 SERVER_READY = "maestro/serverReady"
@@ -46,6 +47,7 @@ REQUESTS = {MODELS, CHAT, COUNT_TOKENS, STATS, TOOLS, INVOKE_TOOL, LANGUAGE}
 NOTIFICATIONS = {
     CHAT_PARTS,
     CHAT_ACK,
+    CHAT_INPUT,
     MODELS_CHANGED,
     SERVER_READY,
     SERVER_FAILED,

@@ -77,6 +77,7 @@ def create_server() -> MaestroServer:
         except ValidationError as exc:
             raise JsonRpcInvalidParams(f"Invalid initialization options: {exc}") from None
         redact_logs(secret=ls.settings.apiKey)
+        ls.backend.editor_counts_input = ls.settings.countsChatInput
 
     @server.feature(types.INITIALIZED)
     async def initialized(ls: MaestroServer, params: types.InitializedParams) -> None:

@@ -358,8 +358,14 @@ async def test_prepare_an_invalid_schema_names_the_messages_field() -> None:
     assert "`output_config.format.schema` is not a valid JSON Schema" in caught.value.message
 
 
-async def test_prepare_too_long_an_input_names_messages() -> None:
+async def test_prepare_asks_the_editor_to_limit_an_input_that_may_not_fit() -> None:
     raw = body(model="sim-echo", messages=[{"role": "user", "content": "word " * 50}])
-    with pytest.raises(ApiError) as caught:
-        await prepare_messages(CountingBackend(max_input_tokens=10), raw, ModelNames())
-    assert caught.value.code == "context_length_exceeded" and caught.value.param == "messages"
+    got = await prepare_messages(CountingBackend(max_input_tokens=10), raw, ModelNames())
+    assert got.chat.countInput is not None and got.chat.countInput.maxTokens == 10
+    assert got.chat.inputParam == "messages"  # what a refusal's 400 names
+
+
+async def test_prepare_asks_for_the_count_that_message_start_states() -> None:
+    raw = body(model="sim-echo", messages=[{"role": "user", "content": "hi"}])
+    got = await prepare_messages(CountingBackend(), raw, ModelNames())
+    assert got.chat.countInput is not None and got.chat.countInput.maxTokens == 0

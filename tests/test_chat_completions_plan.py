@@ -437,13 +437,13 @@ def test_a_bad_response_format_names_its_param(fmt: Any, param: str) -> None:
 async def test_prepare_resolves_the_model_and_counts_the_input() -> None:
     got = await prepare_completion(CountingBackend(), body(model="sim-echo"), ModelNames())
     assert got.chat.model == "sim-echo" and got.model == "sim-echo"
-    assert got.input_tokens is None  # it fits for certain: not counted
+    assert got.chat.countInput is None  # it fits for certain: not counted
 
 
-async def test_prepare_counts_an_input_that_may_not_fit() -> None:
+async def test_prepare_asks_the_editor_to_count_an_input_that_may_not_fit() -> None:
     raw = {"model": "sim-echo", "messages": [{"role": "user", "content": "aaaaaaaaaaaa bb"}]}
     got = await prepare_completion(CountingBackend(max_input_tokens=8), raw, ModelNames())
-    assert got.input_tokens == 2
+    assert got.chat.countInput is not None and got.chat.countInput.maxTokens == 8
 
 
 async def test_prepare_an_unknown_model_is_a_404() -> None:
@@ -471,16 +471,14 @@ async def test_prepare_an_invalid_schema_names_the_chat_field() -> None:
     assert "text.format" not in caught.value.message
 
 
-async def test_prepare_too_long_an_input_is_a_400() -> None:
+async def test_prepare_names_messages_for_an_input_too_long() -> None:
     long = {"role": "user", "content": "word " * 50}
-    with pytest.raises(ApiError) as caught:
-        await prepare_completion(
-            CountingBackend(max_input_tokens=10),
-            {"model": "sim-echo", "messages": [long]},
-            ModelNames(),
-        )
-    assert caught.value.status == 400 and caught.value.code == "context_length_exceeded"
-    assert caught.value.param == "messages"
+    got = await prepare_completion(
+        CountingBackend(max_input_tokens=10),
+        {"model": "sim-echo", "messages": [long]},
+        ModelNames(),
+    )
+    assert got.chat.inputParam == "messages"  # what the editor's refusal becomes a 400 for
 
 
 # What Aider sends (tests/fixtures/aider: captured from the real Aider)

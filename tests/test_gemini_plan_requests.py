@@ -155,22 +155,21 @@ async def test_prepare_resolves_the_path_model_and_counts_the_input() -> None:
     backend = CountingBackend()
     got = await prepare_generate(backend, body(), "models/sim-echo", True, ModelNames())
     assert got.model == "sim-echo" and got.chat.model == "sim-echo" and got.stream is True
-    assert got.input_tokens is None  # it fits for certain: not counted
-    small = CountingBackend(max_input_tokens=1)  # 2 bytes may not fit: counted
+    assert got.chat.countInput is None  # it fits for certain: not counted
+    small = CountingBackend(max_input_tokens=1)  # 2 bytes may not fit: the editor counts
     counted = await prepare_generate(small, body(), "sim-echo", False, ModelNames())
-    assert counted.input_tokens == 1
+    assert counted.chat.countInput is not None and counted.chat.countInput.maxTokens == 1
 
 
-async def test_prepare_an_unknown_model_is_a_404_and_a_long_input_a_400() -> None:
+async def test_prepare_an_unknown_model_is_a_404_and_a_long_input_names_contents() -> None:
     with pytest.raises(ApiError) as caught:
         await prepare_generate(CountingBackend(), body(), "models/nope", False, ModelNames())
     assert caught.value.status == 404
     long = {"contents": [{"parts": [{"text": "word " * 50}]}]}
-    with pytest.raises(ApiError) as too_long:
-        await prepare_generate(
-            CountingBackend(max_input_tokens=10), long, "sim-echo", False, ModelNames()
-        )
-    assert too_long.value.status == 400 and too_long.value.param == "contents"
+    got = await prepare_generate(
+        CountingBackend(max_input_tokens=10), long, "sim-echo", False, ModelNames()
+    )
+    assert got.chat.inputParam == "contents"  # what the editor's refusal becomes a 400 for
 
 
 async def test_prepare_gives_a_schema_its_checker() -> None:

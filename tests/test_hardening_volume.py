@@ -32,6 +32,7 @@ from bridge.core.backend import (
     ChatMessage,
     ChatRequest,
     DataPart,
+    EditorError,
     ModelInfo,
     TextPart,
     ToolResultPart,
@@ -45,7 +46,7 @@ from bridge.core.image_tokens import (
     image_tokens,
 )
 from bridge.core.request_limits import check_request_shape, json_shape
-from bridge.core.token_limits import check_context_length
+from bridge.core.token_limits import enforce_count_input, input_too_long, limit_context
 from bridge.settings import Limits
 
 MIB = 1024 * 1024
@@ -330,11 +331,9 @@ def test_image_token_estimates() -> None:
     assert data_part_tokens(text_data) == 0
 
 
-class _Counter:
-    """A backend that counts one token per character (only `count_tokens` is used)."""
-
-    async def count_tokens(self, model: str, text: str) -> int:
-        return len(text)
+async def _characters(text: str) -> int:
+    """A token counter: one token per character."""
+    return len(text)
 
 
 async def test_images_count_toward_the_context_window() -> None:
@@ -347,12 +346,15 @@ async def test_images_count_toward_the_context_window() -> None:
             ChatMessage(role="user", content=[ToolResultPart(callId="c", content=[image])]),
         ],
     )
-    fits = await check_context_length(_Counter(), two_images, model)  # type: ignore[arg-type]
-    assert fits is None  # 2,004 tokens
-    three = two_images.model_copy(
-        update={"messages": [*two_images.messages, ChatMessage(role="user", content=[image])]}
+    limit_context(two_images, model)
+    assert two_images.countInput is None  # 4 bytes and two images of 1,000 tokens: it fits
+    three = ChatRequest(
+        model="m", messages=[*two_images.messages, ChatMessage(role="user", content=[image])]
     )
-    with pytest.raises(ApiError) as caught:
-        await check_context_length(_Counter(), three, model)  # type: ignore[arg-type]
-    assert caught.value.code == "context_length_exceeded"
-    assert "3004 tokens" in caught.value.message
+    limit_context(three, model)
+    assert three.countInput is not None and three.countInput.imageTokens == 3000
+    with pytest.raises(EditorError) as refused:
+        await enforce_count_input(_characters, three)
+    error = input_too_long(three, refused.value.input_tokens)
+    assert error.code == "context_length_exceeded"
+    assert "3004 tokens" in error.message

@@ -525,21 +525,24 @@ async def test_estimated_usage_counts_reasoning_tokens() -> None:
     assert final["usage"]["output_tokens_details"] == {"reasoning_tokens": 3}
 
 
-async def test_context_length_is_checked_with_the_editor_counter() -> None:
-    from bridge.responses.responder import check_input
+async def test_an_input_the_editor_refuses_is_a_400_naming_input() -> None:
+    from bridge.core.token_limits import input_refusal, limit_context
 
     small = ModelInfo(id="sim-echo", maxInputTokens=20)
     the_plan = plan_response(parse_create_request({"model": "sim-echo", "input": "x" * 30}), small)
-    backend = ScriptedBackend()
+    limit_context(the_plan.chat, small)
+    assert the_plan.chat.countInput is not None and the_plan.chat.countInput.maxTokens == 20
+    backend = ScriptedBackend(error=input_refusal(31, 20))
     with pytest.raises(ApiError) as caught:
-        await check_input(as_backend(backend), the_plan, small)
-    assert (caught.value.status, caught.value.code) == (400, "context_length_exceeded")
-    assert backend.requests == []
+        await collect(response_events(as_backend(backend), the_plan))
+    error = caught.value
+    assert (error.status, error.code, error.param) == (400, "context_length_exceeded", "input")
+    assert "31 tokens" in error.message and "20 tokens" in error.message
+    assert backend.counted == []  # the editor counted: the bridge did not
 
     fits = plan_response(parse_create_request({"model": "sim-echo", "input": "x" * 15}), small)
-    await check_input(as_backend(backend), fits, small)
-    assert fits.input_tokens is None  # 15 bytes cannot be more than 20 tokens: not counted
-    assert len(backend.counted) == 1  # only the first, long input was counted
+    limit_context(fits.chat, small)
+    assert fits.chat.countInput is None  # 15 bytes cannot be more than 20 tokens: not counted
 
 
 # --------------------------------------------------------------------------- structured output

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator
-
 import pytest
+from counting_backend import CountingBackend
 
 from bridge.core.backend import (
+    INPUT_TOO_LONG,
     ChatMessage,
     ChatRequest,
     ChatTool,
+    CountInput,
+    DataPart,
     EditorError,
     ModelInfo,
     ResponsePart,
@@ -18,8 +20,15 @@ from bridge.core.backend import (
     ToolCallPart,
     ToolResultPart,
 )
-from bridge.core.errors import ApiError
-from bridge.core.token_limits import OutputLimit, check_context_length, input_text
+from bridge.core.token_limits import (
+    OutputLimit,
+    chat_input_tokens,
+    count_input_asked,
+    enforce_count_input,
+    input_text,
+    input_too_long,
+    limit_context,
+)
 
 
 class WordCounter:
@@ -34,23 +43,6 @@ class WordCounter:
         if self.fail:
             raise EditorError("Other", "no counter")
         return len(text.split())
-
-
-class CountingBackend:
-    """Only `count_tokens` is used by the context check."""
-
-    def __init__(self, counter: WordCounter) -> None:
-        self.counter = counter
-
-    async def list_models(self) -> list[ModelInfo]:
-        return []
-
-    async def chat(self, request: ChatRequest) -> AsyncGenerator[list[ResponsePart], None]:
-        raise AssertionError("the context check never chats")
-        yield []  # an async generator, as the protocol says
-
-    async def count_tokens(self, model: str, text: str) -> int:
-        return await self.counter(text)
 
 
 def chat_of(text: str, tools: list[ChatTool] | None = None) -> ChatRequest:
@@ -86,46 +78,79 @@ def test_input_text_covers_messages_calls_results_and_tools() -> None:
         assert piece in text
 
 
-async def test_short_input_is_not_counted() -> None:
-    counter = WordCounter()
-    assert (
-        await check_context_length(CountingBackend(counter), chat_of("a b c"), model(100)) is None
+def test_short_input_asks_for_no_count() -> None:
+    chat = chat_of("a b c")
+    limit_context(chat, model(100))
+    assert chat.countInput is None  # 5 bytes can never be more than 100 tokens
+
+
+def test_unknown_window_asks_for_no_count() -> None:
+    chat = chat_of("word " * 1000)
+    limit_context(chat, model(0))
+    assert chat.countInput is None
+
+
+def test_input_that_may_not_fit_asks_the_editor_to_count() -> None:
+    chat = chat_of("word " * 50)
+    limit_context(chat, model(60), "messages")
+    assert chat.countInput == CountInput(maxTokens=60, imageTokens=0)
+    assert chat.inputParam == "messages"
+    assert chat.model_dump(exclude_none=True)["countInput"] == {"maxTokens": 60, "imageTokens": 0}
+
+
+def test_images_count_toward_the_bound_and_are_sent_as_an_estimate() -> None:
+    png = DataPart(mimeType="image/png", data="")
+    chat = ChatRequest(
+        model="m", messages=[ChatMessage(role="user", content=[TextPart(value="hi"), png])]
     )
-    assert counter.calls == []  # 5 bytes can never be more than 100 tokens
+    limit_context(chat, model(60))  # "hi" alone fits; with an image's estimate it may not
+    assert chat.countInput is not None and chat.countInput.imageTokens > 58
 
 
-async def test_unknown_window_is_not_checked() -> None:
+async def test_an_input_that_fits_is_counted_once_and_kept() -> None:
     counter = WordCounter()
-    backend = CountingBackend(counter)
-    assert await check_context_length(backend, chat_of("word " * 1000), model(0)) is None
-    assert counter.calls == []
-
-
-async def test_long_input_that_fits_is_counted_once() -> None:
-    counter = WordCounter()
-    tokens = await check_context_length(CountingBackend(counter), chat_of("word " * 50), model(60))
-    assert tokens == 50
+    chat = chat_of("word " * 50)
+    limit_context(chat, model(60))
+    await enforce_count_input(counter, chat)
+    assert chat.counted_input == 50 and len(counter.calls) == 1
+    # A retry's copy shares the count; nobody counts the input again.
+    again = chat.model_copy()
+    assert again.counted_input == 50
+    assert await chat_input_tokens(CountingBackend(), again) == 50
     assert len(counter.calls) == 1
 
 
-async def test_input_over_the_window_is_a_400() -> None:
-    counter = WordCounter()
-    with pytest.raises(ApiError) as caught:
-        await check_context_length(CountingBackend(counter), chat_of("word " * 70), model(60))
-    error = caught.value
+async def test_input_over_the_window_is_refused_and_the_client_gets_a_400() -> None:
+    chat = chat_of("word " * 70)
+    limit_context(chat, model(60))
+    with pytest.raises(EditorError) as refused:
+        await enforce_count_input(WordCounter(), chat)
+    assert (refused.value.name, refused.value.input_tokens) == (INPUT_TOO_LONG, 70)
+    error = input_too_long(chat, refused.value.input_tokens)
     assert (error.status, error.code, error.param) == (400, "context_length_exceeded", "input")
     assert "70" in error.message and "60" in error.message
 
 
 async def test_tools_count_toward_the_window() -> None:
     tool = ChatTool(name="t", description="d " * 70)
-    with pytest.raises(ApiError):
-        await check_context_length(CountingBackend(WordCounter()), chat_of("hi", [tool]), model(60))
+    chat = chat_of("hi", [tool])
+    limit_context(chat, model(60))
+    with pytest.raises(EditorError):
+        await enforce_count_input(WordCounter(), chat)
 
 
 async def test_counter_failure_lets_the_request_through() -> None:
-    backend = CountingBackend(WordCounter(fail=True))
-    assert await check_context_length(backend, chat_of("word " * 70), model(60)) is None
+    chat = chat_of("word " * 70)
+    limit_context(chat, model(60))
+    await enforce_count_input(WordCounter(fail=True), chat)
+    assert chat.counted_input is None
+
+
+async def test_a_count_without_a_limit_never_refuses() -> None:
+    chat = chat_of("word " * 70)
+    count_input_asked(chat)
+    await enforce_count_input(WordCounter(), chat)
+    assert chat.counted_input == 70
 
 
 # --------------------------------------------------------------------------- output

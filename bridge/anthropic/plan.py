@@ -41,7 +41,6 @@ class MessagesPlan:
     thinking: bool = False  # thinking parts become `thinking` blocks (else they are dropped)
     # `thinking.display: "omitted"` (Claude Code): the blocks come with empty `thinking` text.
     thinking_omitted: bool = False
-    input_tokens: int | None = None  # counted by the editor before sending, when it was
     # JSON the client asked for (`output_config.format`); `checked_format` adds its checker.
     output_format: OutputFormat | None = None
 

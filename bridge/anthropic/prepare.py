@@ -13,7 +13,7 @@ from bridge.core.backend import Backend, ModelInfo
 from bridge.core.models import ModelNames, resolve_model
 from bridge.core.request_tags import note_request
 from bridge.core.structured_output import DEFAULT_CHECK_SECONDS, checked_format
-from bridge.core.token_limits import check_context_length
+from bridge.core.token_limits import count_input_asked, limit_context
 
 
 async def plan_body(
@@ -35,5 +35,6 @@ async def prepare_messages(
     plan, model = await plan_body(backend, body, names)
     await admit(model.id)  # a spent token budget: refused before the editor is asked
     plan.output_format = await checked_format(plan.output_format, check_seconds)
-    plan.input_tokens = await check_context_length(backend, plan.chat, model, "messages")
+    limit_context(plan.chat, model, "messages")
+    count_input_asked(plan.chat)  # message_start states the input's tokens
     return plan

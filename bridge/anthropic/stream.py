@@ -10,7 +10,6 @@ finding one ends the editor's request as the output cut does.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncGenerator
@@ -25,11 +24,10 @@ from bridge.core.token_limits import chat_input_tokens
 
 log = logging.getLogger(__name__)
 
-START_WAIT_SECONDS = 2.0  # how long message_start may wait for the input count
-
 
 async def _input_count(backend: Backend, chat: ChatRequest) -> int:
-    """For `message_start`: counted while the editor starts answering; 0 when it cannot."""
+    """For a `message_start` sent at the end: the editor's count, else one made now (0 when
+    the editor cannot count)."""
     try:
         return await chat_input_tokens(backend, chat)
     except EditorError:
@@ -57,9 +55,7 @@ def message_events(
 
     Nothing is yielded before the editor's first part or first keepalive. `raise_failures`
     (the non-streaming answer) raises a later failure too instead of an `error` event."""
-    builder = MessageEventBuilder(
-        plan.model, plan.thinking, plan.input_tokens or 0, omit_thinking=plan.thinking_omitted
-    )
+    builder = MessageEventBuilder(plan.model, plan.thinking, omit_thinking=plan.thinking_omitted)
 
     batches = _message_batches(backend, plan, builder, keepalive_seconds, check_seconds)
     return guarded(batches, builder.fail, raise_failures=raise_failures)
@@ -72,63 +68,34 @@ async def _message_batches(
     keepalive_seconds: float,
     check_seconds: float,
 ) -> AsyncGenerator[list[Event], None]:
-    counting: asyncio.Future[int] | None = None
-    if plan.input_tokens is None:
-        counting = asyncio.ensure_future(_input_count(backend, plan.chat))
-    try:
-        answer = EditorAnswer(backend, plan.chat, keepalive_seconds, plan.input_tokens)
-        cutter = StopSequenceCutter(plan.stop_sequences)
-        async with contextlib.aclosing(answer.batches()) as parts_batches:
-            async for parts in parts_batches:
-                if parts is not None and not parts:
-                    continue
-                events = (
-                    []
-                    if builder.started
-                    else builder.start(await _known(plan, counting, START_WAIT_SECONDS))
-                )
-                if parts is None:
-                    events += builder.ping()
-                else:
-                    events += builder.add(cutter.cut_parts(parts))
-                yield events
-                if cutter.matched is not None:
-                    break  # closing the chat cancels the editor's request
-        input_tokens = await _known(plan, counting)
-        tail = builder.start(input_tokens) + builder.add(cutter.end_parts())
-        usage = builder.usage or await estimate_usage(
-            backend,
-            plan.chat,
-            input_tokens,
-            "".join(builder.output_text),
-            "".join(builder.reasoning_text),
-        )
-        reason = stop_reason(cutter, answer.cut(usage.output_tokens), builder.tool_calls)
-        refusal = None
-        if answer.filtered:  # Copilot's content filter: Anthropic's streaming refusal
-            reason, refusal = "refusal", answer.filter_message
-        events = tail + builder.finish(reason, cutter.matched, usage, refusal)
-        answer_text = "".join(builder.answer_text)
-        if plan.output_format is not None and answer_text and reason == "end_turn":
-            await check_answer(plan.output_format, answer_text, check_seconds)  # never raises
-        yield events
-    finally:
-        if counting is not None and not counting.done():
-            counting.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await counting
-
-
-async def _known(
-    plan: MessagesPlan, counting: asyncio.Future[int] | None, wait: float | None = None
-) -> int:
-    """The input count; with `wait`, 0 unless it is ready within that long (the count goes on
-    for `message_delta`: a slow counter must not hold the answer or its pings back)."""
-    if counting is None:
-        return plan.input_tokens or 0
-    if wait is not None:
-        await asyncio.wait({counting}, timeout=wait)
-        if not counting.done():
-            log.info("The input count was not ready for message_start; it says 0")
-            return 0
-    return await counting
+    # The editor counts the input as the chat starts (`countInput`, asked in prepare.py) and
+    # tells the count before its first part: message_start states it (0 if it could not).
+    chat = plan.chat
+    answer = EditorAnswer(backend, chat, keepalive_seconds)
+    cutter = StopSequenceCutter(plan.stop_sequences)
+    async with contextlib.aclosing(answer.batches()) as parts_batches:
+        async for parts in parts_batches:
+            if parts is not None and not parts:
+                continue
+            events = [] if builder.started else builder.start(chat.counted_input or 0)
+            if parts is None:
+                events += builder.ping()
+            else:
+                events += builder.add(cutter.cut_parts(parts))
+            yield events
+            if cutter.matched is not None:
+                break  # closing the chat cancels the editor's request
+    tail = [] if builder.started else builder.start(await _input_count(backend, chat))
+    tail += builder.add(cutter.end_parts())
+    usage = builder.usage or await estimate_usage(
+        backend, chat, "".join(builder.output_text), "".join(builder.reasoning_text)
+    )
+    reason = stop_reason(cutter, answer.cut(usage.output_tokens), builder.tool_calls)
+    refusal = None
+    if answer.filtered:  # Copilot's content filter: Anthropic's streaming refusal
+        reason, refusal = "refusal", answer.filter_message
+    events = tail + builder.finish(reason, cutter.matched, usage, refusal)
+    answer_text = "".join(builder.answer_text)
+    if plan.output_format is not None and answer_text and reason == "end_turn":
+        await check_answer(plan.output_format, answer_text, check_seconds)  # never raises
+    yield events

@@ -34,7 +34,6 @@ class CompletionPlan:
     stop_sequences: list[str] = field(default_factory=list)  # `stop`: cut by the bridge
     # `parallel_tool_calls: false`: the answer ends after its first tool call.
     parallel_tool_calls: bool = True
-    input_tokens: int | None = None  # counted by the editor before sending, when it was
     # JSON the client asked for (`response_format`); `checked_format` adds its checker.
     output_format: OutputFormat | None = None
 

@@ -69,7 +69,7 @@ async def _chunk_batches(
     keepalive_seconds: float,
     check_seconds: float,
 ) -> AsyncGenerator[list[Chunk], None]:
-    answer = EditorAnswer(backend, plan.chat, keepalive_seconds, plan.input_tokens)
+    answer = EditorAnswer(backend, plan.chat, keepalive_seconds)
     cutter = StopSequenceCutter(plan.stop_sequences)
     async with contextlib.aclosing(answer.batches()) as parts_batches:
         async for parts in parts_batches:
@@ -88,7 +88,6 @@ async def _chunk_batches(
     usage = builder.usage or await estimate_usage(
         backend,
         plan.chat,
-        plan.input_tokens,
         "".join(builder.output_text),
         "".join(builder.reasoning_text),
     )

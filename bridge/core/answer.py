@@ -24,6 +24,7 @@ from typing import TypeVar
 from msgspec.structs import replace
 
 from bridge.core.backend import (
+    INPUT_TOO_LONG,
     Backend,
     ChatRequest,
     EditorError,
@@ -37,7 +38,7 @@ from bridge.core.editor_usage import UsageCounts
 from bridge.core.errors import ApiError, from_editor, from_failure
 from bridge.core.keepalive import with_keepalive
 from bridge.core.request_tags import settle_estimate
-from bridge.core.token_limits import OutputLimit, chat_input_tokens
+from bridge.core.token_limits import OutputLimit, chat_input_tokens, input_too_long
 
 log = logging.getLogger(__name__)
 
@@ -55,12 +56,10 @@ class EditorAnswer:
         backend: Backend,
         chat: ChatRequest,
         keepalive_seconds: float,
-        input_tokens: int | None = None,
     ) -> None:
         self.backend = backend
         self.chat = chat
         self.keepalive_seconds = keepalive_seconds
-        self.input_tokens = input_tokens  # the bridge's count of the input, when it made one
         self.too_long = False  # the provider ended the answer at the model's output limit
         self.filtered = False  # a content filter ended the answer after it began
         self.filter_message = ""
@@ -134,6 +133,8 @@ class EditorAnswer:
 
     async def _ended_by(self, exc: EditorError) -> None:
         """The provider's failure: an end of the answer, or (raised) a failure."""
+        if exc.name == INPUT_TOO_LONG:  # the editor counted the input past the window
+            raise input_too_long(self.chat, exc.input_tokens) from None
         failure = classify_error(exc)
         if failure.kind == "too_long":
             # Copilot streams what fits, then throws: a length-limited answer, text kept.
@@ -158,9 +159,7 @@ class EditorAnswer:
         try:
             models = await self.backend.list_models()
             window = next((m.maxInputTokens for m in models if m.id == self.chat.model), 0)
-            tokens = self.input_tokens
-            if tokens is None:
-                tokens = await chat_input_tokens(self.backend, self.chat)
+            tokens = await chat_input_tokens(self.backend, self.chat)
         except EditorError:
             tokens = None
         if window <= 0:
@@ -195,15 +194,14 @@ def _client_named(part: ResponsePart, names: dict[str, str]) -> ResponsePart:
 async def estimate_usage(
     backend: Backend,
     chat: ChatRequest,
-    input_tokens: int | None,
     output_text: str,
     reasoning_text: str,
 ) -> UsageCounts:
-    """No usage from the editor: count with the editor's own tokenizer (zeros if it cannot)."""
+    """No usage from the editor: count with the editor's own tokenizer (zeros if it cannot);
+    the input's count is the one the editor made as the chat started, when it made one."""
     model = chat.model
     try:
-        if input_tokens is None:
-            input_tokens = await chat_input_tokens(backend, chat)
+        input_tokens = await chat_input_tokens(backend, chat)
         output_tokens = await backend.count_tokens(model, output_text) if output_text else 0
         reasoning = await backend.count_tokens(model, reasoning_text) if reasoning_text else 0
     except EditorError:

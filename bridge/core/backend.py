@@ -11,7 +11,14 @@ from collections.abc import AsyncGenerator, Callable
 from typing import Annotated, Any, ClassVar, Literal, Protocol
 
 import msgspec
-from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, PrivateAttr
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    PlainSerializer,
+    PrivateAttr,
+)
 
 
 class _Wire(BaseModel):
@@ -106,6 +113,31 @@ class ChatTool(_Wire):
     inputSchema: dict[str, Any] | None = None
 
 
+class CountInput(msgspec.Struct, kw_only=True, gc=False):
+    """Asks the editor to count the chat's input as it starts the chat (docs/protocol.md,
+    "Counting the input"): it adds `imageTokens` (the bridge's estimate of the images, which
+    the editor's counter does not see), tells the count, and refuses past `maxTokens` (0: it
+    only tells)."""
+
+    maxTokens: int
+    imageTokens: int = 0
+
+
+class InputCount:
+    """The input's tokens as the editor counted them for a chat (None until it has): one
+    holder shared by a request and its copies (a retry), set by the backend."""
+
+    __slots__ = ("tokens",)
+
+    def __init__(self) -> None:
+        self.tokens: int | None = None
+
+
+def _count_input(raw: Any) -> Any:
+    """`countInput` from decoded JSON (the editor's side) as its Struct."""
+    return raw if raw is None or isinstance(raw, CountInput) else msgspec.convert(raw, CountInput)
+
+
 class ChatRequest(_Wire):
     # The messages are Structs (above): checked as instances here, and written by msgspec.
     model_config = ConfigDict(extra="ignore", arbitrary_types_allowed=True)
@@ -118,14 +150,32 @@ class ChatRequest(_Wire):
     # `reasoningEffort` here); the editor passes it on where its API has it.
     modelConfiguration: dict[str, Any] = Field(default_factory=dict)
     justification: str | None = None
+    # Set when the input may not fit the window (bridge/core/token_limits.py): the editor
+    # counts it and refuses a chat that cannot fit, before the model is asked.
+    countInput: Annotated[
+        CountInput | None, BeforeValidator(_count_input), PlainSerializer(msgspec.to_builtins)
+    ] = None
     # The bridge's own notes on the request, never sent (bridge/core/copilot/request.py): the
     # client's names of the tools whose editor names differ, and whether the answer must call
     # a tool that Copilot could only be asked for in an instruction.
     clientToolNames: dict[str, str] = Field(default_factory=dict, exclude=True)
     toolCallRequired: bool = Field(default=False, exclude=True)
+    # The dialect's input field, which a 400 for an input too long names.
+    inputParam: str = Field(default="input", exclude=True)
     # How the request is built again for another model (a fallback, bridge/core/fallback.py):
     # set by bridge/core/copilot/request.py, never sent.
     _rebuild_for: Callable[[ModelInfo], ChatRequest] | None = PrivateAttr(default=None)
+    _input_count: InputCount = PrivateAttr(default_factory=InputCount)
+
+    @property
+    def counted_input(self) -> int | None:
+        """The input's tokens (images' estimate included) as the editor counted them for
+        `countInput`; None when it has not (yet)."""
+        return self._input_count.tokens
+
+    @counted_input.setter
+    def counted_input(self, tokens: int | None) -> None:
+        self._input_count.tokens = tokens
 
     @property
     def rebuild_for(self) -> Callable[[ModelInfo], ChatRequest] | None:
@@ -136,19 +186,25 @@ class ChatRequest(_Wire):
         self._rebuild_for = rebuild
 
 
+# The error name of a chat refused because its input cannot fit (`countInput.maxTokens`).
+INPUT_TOO_LONG = "InputTooLong"
+
 EditorErrorCode = Literal["NotFound", "NoPermissions", "Blocked", "Unavailable", "Timeout", "Other"]
 
 
 class EditorError(Exception):
     """A failure reported by the editor (or the loss of the editor itself)."""
 
-    def __init__(self, code: EditorErrorCode, message: str, name: str = "") -> None:
+    def __init__(
+        self, code: EditorErrorCode, message: str, name: str = "", input_tokens: int | None = None
+    ) -> None:
         super().__init__(message)
         self.code: EditorErrorCode = code
         self.message = message
         # The provider's own error name (`Error.name`: Copilot's `ChatQuotaExceeded`,
         # `ChatRateLimited`...), which says more than the code; "" when it gave none.
         self.name = name
+        self.input_tokens = input_tokens  # the editor's count, when it refused the input
 
 
 class Backend(Protocol):
@@ -158,6 +214,11 @@ class Backend(Protocol):
 
     def chat(self, request: ChatRequest) -> AsyncGenerator[list[ResponsePart], None]:
         """Stream the model's parts in batches; raises EditorError on failure.
+
+        A request with `countInput` is counted before the model is asked (its count set as
+        `request.counted_input`); past `maxTokens` the chat fails with EditorError named
+        INPUT_TOO_LONG (bridge/core/token_limits.py `enforce_count_input` does both for a
+        backend that can only count text).
 
         Closing the iterator early (the HTTP client went away) cancels the request.
         """

@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from bridge.core.backend import EditorError, EditorErrorCode
+from bridge.core.backend import INPUT_TOO_LONG, EditorError, EditorErrorCode
 
 FailureKind = Literal[
     "quota",  # the user's Copilot quota or credits are spent: retrying does not help
@@ -79,6 +79,8 @@ def classify(code: EditorErrorCode, name: str, message: str) -> Failure:
     """The meaning of an editor failure (name first: it is the provider's own signal)."""
     if name == QUOTA_NAME:
         return Failure("quota", message)
+    if name == INPUT_TOO_LONG:  # the editor's own count refused it (`countInput`)
+        return Failure("context_length", message)
     if name == RATE_LIMITED_NAME or code == "Blocked":
         return Failure("rate_limited", message, retry_after=retry_after_seconds(message))
     if code == "NoPermissions":

@@ -5,10 +5,11 @@ that matches the model. Counting costs a round trip to the editor, so a free upp
 first: a token is at least one UTF-8 byte for every tokenizer in use (byte-level BPE), so text
 of N bytes has at most N tokens, and text shorter than the limit in bytes is never counted.
 
-- Input: a request whose text may exceed the model's `maxInputTokens` is counted once, before
-  anything is sent; too long -> 400 `context_length_exceeded` instead of a doomed request.
-  Images are not text: each adds an estimate from its pixel size (bridge/core/image_tokens.py,
-  85 to 1,600 tokens), to the free bound and to the count alike.
+- Input: a request whose text may exceed the model's `maxInputTokens` is counted once by the
+  editor as it starts the chat (`countInput`, docs/protocol.md), before the model is asked;
+  too long -> 400 `context_length_exceeded` instead of a doomed request. Images are not text:
+  each adds an estimate from its pixel size (bridge/core/image_tokens.py, 85 to 1,600
+  tokens), to the free bound and to the count alike.
 - Output: `max_output_tokens` goes to the editor as the model option `max_tokens`, and
   the bridge enforces it as parts stream, since providers may ignore the option. Text is
   counted only when the tokens counted so far plus the bytes since could pass the limit (a
@@ -30,8 +31,10 @@ import msgspec
 from msgspec.structs import replace
 
 from bridge.core.backend import (
+    INPUT_TOO_LONG,
     Backend,
     ChatRequest,
+    CountInput,
     EditorError,
     ModelInfo,
     ResponsePart,
@@ -92,7 +95,11 @@ def _text_and_images(chat: ChatRequest) -> tuple[str, int]:
 
 
 async def chat_input_tokens(backend: Backend, chat: ChatRequest) -> int:
-    """The whole input's tokens: the editor's count of its text, plus the images' estimate."""
+    """The whole input's tokens: the editor's count of its text, plus the images' estimate
+    (the count the editor made as the chat started, when it made one)."""
+    counted = chat.counted_input
+    if counted is not None:
+        return counted
     text_tokens = await backend.count_tokens(chat.model, input_text(chat))
     return text_tokens + messages_image_tokens(chat.messages)
 
@@ -103,30 +110,67 @@ def _bytes(text: str) -> int:
     return len(text) if text.isascii() else len(text.encode("utf-8"))
 
 
-async def check_context_length(
-    backend: Backend, chat: ChatRequest, model: ModelInfo, param: str = "input"
-) -> int | None:
-    """400 `context_length_exceeded` (naming `param`, the dialect's input field) when the
-    input cannot fit; the count, when one was made."""
+def limit_context(chat: ChatRequest, model: ModelInfo, param: str = "input") -> None:
+    """Asks the editor to count the input and refuse it past the model's window
+    (`chat.countInput`), when it may not fit: the editor counts as it starts the chat, so a
+    long conversation is not sent to it twice (once as text to count). A refusal becomes a
+    400 `context_length_exceeded` naming `param`, the dialect's input field
+    (bridge/core/answer.py `input_too_long`)."""
     window = model.maxInputTokens
     text, images = _text_and_images(chat)
     if window <= 0 or _bytes(text) + images <= window:
-        return None  # unknown window, or it fits for certain
+        return  # unknown window, or it fits for certain
+    chat.countInput = CountInput(maxTokens=window, imageTokens=images)
+    chat.inputParam = param
+
+
+def count_input_asked(chat: ChatRequest) -> None:
+    """Asks the editor for the input's count without a limit (Messages' `message_start`
+    states it), when `limit_context` did not ask already."""
+    if chat.countInput is None:
+        images = messages_image_tokens(chat.messages)
+        chat.countInput = CountInput(maxTokens=0, imageTokens=images)
+
+
+async def enforce_count_input(count: Counter, chat: ChatRequest) -> None:
+    """`countInput` for a backend that can only count text (an editor that does not count
+    the chat's input itself): counted here before the chat is sent, refused past the limit
+    as such an editor would. A count that fails lets the chat go, as the editor does."""
+    asked = chat.countInput
+    if asked is None:
+        return
     try:
-        tokens = await backend.count_tokens(chat.model, text) + images
+        tokens = await count(input_text(chat)) + asked.imageTokens
     except EditorError as exc:
         log.warning("The editor could not count the input tokens (%s); sending anyway", exc.code)
-        return None
-    if tokens > window:
-        raise ApiError(
-            400,
-            f"The input is {tokens} tokens, more than the {window} tokens the model "
-            f"{model.id!r} can read (its context window). Shorten the conversation or its "
-            "tool outputs and try again.",
-            param=param,
-            code="context_length_exceeded",
-        )
-    return tokens
+        return
+    chat.counted_input = tokens
+    if 0 < asked.maxTokens < tokens:
+        raise input_refusal(tokens, asked.maxTokens)
+
+
+def input_refusal(tokens: int, window: int) -> EditorError:
+    """The editor's refusal of an input of `tokens` past `window` (docs/protocol.md)."""
+    return EditorError(
+        "Other",
+        f"The input is {tokens} tokens, more than the {window} tokens the model can read.",
+        INPUT_TOO_LONG,
+        input_tokens=tokens,
+    )
+
+
+def input_too_long(chat: ChatRequest, tokens: int | None) -> ApiError:
+    """The client's 400 for an input the editor refused (its count against the window)."""
+    window = chat.countInput.maxTokens if chat.countInput is not None else 0
+    shown = tokens if tokens is not None else window + 1
+    return ApiError(
+        400,
+        f"The input is {shown} tokens, more than the {window} tokens the model "
+        f"{chat.model!r} can read (its context window). Shorten the conversation or its "
+        "tool outputs and try again.",
+        param=chat.inputParam,
+        code="context_length_exceeded",
+    )
 
 
 def part_text(part: ResponsePart) -> str:

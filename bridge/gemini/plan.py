@@ -35,7 +35,6 @@ class GeminiPlan:
     # `thinkingConfig.includeThoughts`: thinking parts become `thought: true` parts (else dropped;
     # their tokens are still counted in `thoughtsTokenCount`).
     include_thoughts: bool = False
-    input_tokens: int | None = None  # counted by the editor before sending, when it was
     # JSON the client asked for (`responseMimeType` + a schema); `checked_format` adds its checker.
     output_format: OutputFormat | None = None
 

@@ -9,7 +9,7 @@ from bridge.core.backend import Backend, ModelInfo
 from bridge.core.models import ModelNames, resolve_model
 from bridge.core.request_tags import note_request
 from bridge.core.structured_output import DEFAULT_CHECK_SECONDS, checked_format
-from bridge.core.token_limits import check_context_length
+from bridge.core.token_limits import limit_context
 from bridge.gemini.plan import GeminiPlan, parse_generate_request, plan_generate
 from bridge.gemini.wire import GenerateContentRequest
 
@@ -50,5 +50,5 @@ async def prepare_generate(
     plan, model = await plan_body(backend, body, model_name, stream, names)
     await admit(model.id)  # a spent token budget: refused before the editor is asked
     plan.output_format = await checked_format(plan.output_format, check_seconds)
-    plan.input_tokens = await check_context_length(backend, plan.chat, model, "contents")
+    limit_context(plan.chat, model, "contents")
     return plan

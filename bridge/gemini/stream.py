@@ -63,7 +63,7 @@ async def _chunk_batches(
 ) -> AsyncGenerator[list[Chunk], None]:
     # Streams tick often, to release the held chunk; a folded answer holds nothing back.
     tick = FLUSH_SECONDS if plan.stream else keepalive_seconds
-    answer = EditorAnswer(backend, plan.chat, tick, plan.input_tokens)
+    answer = EditorAnswer(backend, plan.chat, tick)
     cutter = StopSequenceCutter(plan.stop_sequences)
     last_sent = time.monotonic()
     began = False  # the answer has output, or a keepalive went out (ticks alone do not)
@@ -91,7 +91,6 @@ async def _chunk_batches(
     usage = builder.usage or await estimate_usage(
         backend,
         plan.chat,
-        plan.input_tokens,
         "".join(builder.output_text),
         "".join(builder.reasoning_text),
     )

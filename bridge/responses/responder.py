@@ -38,7 +38,7 @@ from bridge.core.structured_output import (
     checked_format,
     output_format,
 )
-from bridge.core.token_limits import check_context_length
+from bridge.core.token_limits import limit_context
 from bridge.responses.convert_input import editor_messages
 from bridge.responses.events import Event, ResponseEventBuilder
 from bridge.responses.response_object import new_response, usage_object
@@ -58,7 +58,6 @@ class ResponsePlan:
     targets: dict[str, ToolTarget]
     reasoning_summary: bool
     output_format: OutputFormat | None = None
-    input_tokens: int | None = None  # counted by the editor before sending, when it was
     check_seconds: float = DEFAULT_CHECK_SECONDS  # the answer's structured-output check
 
 
@@ -92,11 +91,6 @@ def plan_response(request: AnyRequest, model: ModelInfo) -> ResponsePlan:
     return ResponsePlan(chat, response, tools.targets, summary, fmt)
 
 
-async def check_input(backend: Backend, plan: ResponsePlan, model: ModelInfo) -> None:
-    """Before sending: 400 `context_length_exceeded` for input the model cannot read."""
-    plan.input_tokens = await check_context_length(backend, plan.chat, model)
-
-
 async def prepare_response(
     backend: Backend,
     request: AnyRequest,
@@ -112,7 +106,7 @@ async def prepare_response(
     await admit(model.id)  # a spent token budget: refused before the editor is asked
     plan.output_format = await checked_format(plan.output_format, check_seconds)
     plan.check_seconds = check_seconds
-    await check_input(backend, plan, model)
+    limit_context(plan.chat, model)  # the editor refuses an input the model cannot read
     return plan
 
 
@@ -142,7 +136,7 @@ def response_events(
 async def _response_batches(
     backend: Backend, plan: ResponsePlan, builder: ResponseEventBuilder, keepalive_seconds: float
 ) -> AsyncGenerator[list[Event], None]:
-    answer = EditorAnswer(backend, plan.chat, keepalive_seconds, plan.input_tokens)
+    answer = EditorAnswer(backend, plan.chat, keepalive_seconds)
     async with contextlib.aclosing(answer.batches()) as parts_batches:
         async for parts in parts_batches:
             events = builder.keepalive() if parts is None else builder.add(parts)
@@ -153,7 +147,6 @@ async def _response_batches(
         counts = await estimate_usage(
             backend,
             plan.chat,
-            plan.input_tokens,
             "".join(builder.output_text),
             "".join(builder.reasoning_text),
         )
