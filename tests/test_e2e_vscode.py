@@ -91,6 +91,12 @@ def ready_states(vscode: VSCodeHost, seen: int) -> list[dict[str, Any]]:
     return [s for s in states[starts[0] :] if s["kind"] == "ready"] if starts else []
 
 
+def extension_log(vscode: VSCodeHost) -> str:
+    """What the Maestro Bridge extension logged (its output channel, at debug), every window."""
+    logs = vscode.root.glob("user-data/logs/*/exthost*/output_logging_*/*Maestro Bridge.log")
+    return "".join(path.read_text(encoding="utf-8", errors="replace") for path in logs)
+
+
 def last_request(vscode: VSCodeHost) -> dict[str, Any]:
     return last_requests(vscode, 1)[0]
 
@@ -223,6 +229,35 @@ def test_provider_errors_keep_their_code(client: OpenAI) -> None:
     with pytest.raises(openai.RateLimitError) as caught:
         client.responses.create(model=MODEL, input="[blocked]")
     assert caught.value.status_code == 429
+
+
+def test_the_extension_counts_a_long_input_and_refuses_it_past_the_window(
+    client: OpenAI, vscode: VSCodeHost
+) -> None:
+    """The scripted model reads 100,000 tokens and counts a token per 4 characters. The
+    extension counts an input that may not fit (`countInput`) with `model.countTokens` and
+    refuses it before the provider is asked; one that fits is answered."""
+    asked = len(vscode.records("request"))
+    with pytest.raises(openai.BadRequestError) as caught:
+        client.responses.create(model=MODEL, input="word " * 100_000)  # ~125,000 tokens
+    body = caught.value.body
+    assert isinstance(body, dict), body
+    assert (body.get("code"), body.get("param")) == ("context_length_exceeded", "input"), body
+    assert "more than the 100000 tokens" in str(body.get("message")), body
+    assert len(vscode.records("request")) == asked  # the provider was never asked
+    # The extension counted and refused it (not the server for an older editor).
+    vscode.wait_for(
+        lambda: "over the window of 100000" in extension_log(vscode), 30, "the extension's count"
+    )
+
+    history: ResponseInputParam = [
+        {"role": "user", "content": "word " * 60_000},  # ~75,000 tokens
+        {"role": "assistant", "content": "Noted."},
+        {"role": "user", "content": "Short answer, please."},
+    ]
+    fits = client.responses.create(model=MODEL, input=history)
+    assert fits.output_text == "You said: Short answer, please."
+    assert len(vscode.records("request")) == asked + 1
 
 
 def test_client_disconnect_cancels_the_provider(client: OpenAI, vscode: VSCodeHost) -> None:

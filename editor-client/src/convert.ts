@@ -2,7 +2,7 @@
 // `vscode`: the few constructors needed are passed in, so every rule is unit-tested in node.
 
 import type {
-  ChatMessage, ChatParams, ChatTool, DataPart, EditorErrorData, EditorErrorName, MessagePart, ModelInfo,
+  ChatMessage, ChatParams, ChatTool, CountInput, DataPart, EditorErrorData, EditorErrorName, MessagePart, ModelInfo,
   ResponsePart, TextPart,
 } from './protocol';
 import { modelExtras } from './modelConfig';
@@ -93,6 +93,20 @@ function parseTool(v: unknown, where: string): ChatTool {
   return tool;
 }
 
+function tokens(v: unknown, where: string): number {
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) {
+    throw new InvalidParams(`${where} must be a whole number of tokens`);
+  }
+  return v;
+}
+
+function parseCountInput(v: Record<string, unknown>): CountInput {
+  return {
+    maxTokens: tokens(v.maxTokens, 'countInput.maxTokens'),
+    imageTokens: v.imageTokens === undefined ? 0 : tokens(v.imageTokens, 'countInput.imageTokens'),
+  };
+}
+
 /** Checks a `maestro/chat` request's params; throws InvalidParams naming the first bad field. */
 export function parseChatParams(v: unknown): ChatParams {
   if (!isObject(v)) throw new InvalidParams('params must be an object');
@@ -110,6 +124,7 @@ export function parseChatParams(v: unknown): ChatParams {
   if (typeof v.justification === 'string') params.justification = v.justification;
   // An older server sends no window: then there is no flow control.
   if (typeof v.window === 'number' && Number.isInteger(v.window) && v.window > 0) params.window = v.window;
+  if (isObject(v.countInput)) params.countInput = parseCountInput(v.countInput);
   return params;
 }
 

@@ -10,8 +10,10 @@ import {
 } from './convert';
 import type { Logger } from './logging';
 import { allowedConfiguration } from './modelConfig';
+import { inputText, inputTooLongMessage } from './inputCount';
 import {
-  EditorErrorCodes, Methods, REQUEST_CANCELLED, type ChatAckParams, type ModelInfo, type ResponsePart,
+  EditorErrorCodes, INPUT_TOO_LONG, Methods, REQUEST_CANCELLED, type ChatAckParams, type ChatInputParams,
+  type ChatParams, type CountInput, type ModelInfo, type ResponsePart,
 } from './protocol';
 
 /** What lm.ts needs of the language client: sending notifications. */
@@ -114,6 +116,7 @@ export class LmEndpoint implements vscode.Disposable {
     }
     this.log.debug(`${chatId}: ${model.vendor}/${model.id}, ${request.messages.length} messages, ${request.tools.length} tools`);
     if (this.log.enabled('trace')) this.log.trace(`${chatId} request: ${JSON.stringify(request)}`);
+    if (request.countInput) await this.countInput(chatId, model, request, request.countInput, token);
 
     // Our own source, so that cancelling also covers the time before sendRequest returns.
     const source = new vscode.CancellationTokenSource();
@@ -178,6 +181,31 @@ export class LmEndpoint implements vscode.Disposable {
     if (wasCancelled) throw cancelled();
     this.log.debug(`${chatId}: done`);
     return {};
+  }
+
+  /** `countInput`: the input counted as the chat starts and told to the server before any
+   * part; past `maxTokens` the chat is refused before the model is asked (docs/protocol.md). */
+  private async countInput(
+    chatId: string, model: vscode.LanguageModelChat, request: ChatParams, asked: CountInput,
+    token: vscode.CancellationToken,
+  ): Promise<void> {
+    let inputTokens: number;
+    try {
+      inputTokens = (await model.countTokens(inputText(request), token)) + asked.imageTokens;
+    } catch (err) {
+      if (token.isCancellationRequested) throw cancelled();
+      // As an input that could not be checked: the chat goes on, the server counts later.
+      this.log.warn(`${chatId}: could not count the input (${toRpcError(err).message}); sending anyway`);
+      return;
+    }
+    const told: ChatInputParams = { chatId, inputTokens };
+    await this.notifier.sendNotification(Methods.chatInput, told);
+    if (asked.maxTokens > 0 && inputTokens > asked.maxTokens) {
+      this.log.info(`${chatId}: the input is ${inputTokens} tokens, over the window of ${asked.maxTokens}`);
+      throw new ResponseError(EditorErrorCodes.Other, inputTooLongMessage(inputTokens, asked.maxTokens), {
+        code: 'Other', name: INPUT_TOO_LONG, inputTokens,
+      });
+    }
   }
 
   private async model(id: string): Promise<vscode.LanguageModelChat | undefined> {

@@ -97,6 +97,8 @@ export function buildInitializationOptions(endpoint: Endpoint, set: UserValues):
     apiKey: endpoint.apiKey || null,
     // Every window starts a server on the same port: one serves, the others stand by for it.
     standby: true,
+    // lm.ts counts a chat's input as the chat starts: a long conversation crosses the pipe once.
+    countsChatInput: true,
   };
   const ignored: string[] = [];
   const has = (key: string): boolean => set[key] !== undefined && set[key] !== null;

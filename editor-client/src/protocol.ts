@@ -8,6 +8,7 @@ export const Methods = {
   chat: 'maestro/chat',
   chatParts: 'maestro/chatParts',
   chatAck: 'maestro/chatAck',
+  chatInput: 'maestro/chatInput',
   countTokens: 'maestro/countTokens',
   modelsChanged: 'maestro/modelsChanged',
   serverReady: 'maestro/serverReady',
@@ -83,7 +84,18 @@ export interface ChatParams {
   justification?: string;
   /** Flow control: parts this chat may have sent and not yet acknowledged (absent: no limit). */
   window?: number;
+  /** Count the input as the chat starts; refuse it past `maxTokens` (0: only count). */
+  countInput?: CountInput;
 }
+
+/** `countInput` of maestro/chat: the window, and the server's estimate of the images. */
+export interface CountInput { maxTokens: number; imageTokens: number }
+
+/** `maestro/chatInput`: the input's tokens, told before the chat's first part. */
+export interface ChatInputParams { chatId: string; inputTokens: number }
+
+/** The error name of a chat refused because its input cannot fit `countInput.maxTokens`. */
+export const INPUT_TOO_LONG = 'InputTooLong';
 
 /** `maestro/chatAck`: the server consumed `parts` more parts of the chat. */
 export interface ChatAckParams { chatId: string; parts: number }
@@ -119,6 +131,8 @@ export interface InitializationOptions {
   apiKey: string | null;
   /** Another Maestro Bridge on the port (another window): wait and take over, not fail. */
   standby?: boolean;
+  /** This editor counts a chat's input when maestro/chat asks (`countInput`). */
+  countsChatInput?: boolean;
   modelAliases?: Record<string, string>;
   defaultModel?: string;
   keepaliveSeconds?: number;

@@ -8,10 +8,10 @@ import { PROTOCOL_VERSION } from '../protocol';
 const endpoint = { host: '127.0.0.1', port: 23335, apiKey: '' };
 
 describe('buildInitializationOptions', () => {
-  it('sends only the endpoint (and standby, for other windows) when the user set nothing, so the server keeps its defaults', () => {
+  it('sends only the endpoint (and standby, for other windows, and that it counts chat input) when the user set nothing, so the server keeps its defaults', () => {
     const built = buildInitializationOptions(endpoint, {});
     assert.deepEqual(built, {
-      options: { protocolVersion: PROTOCOL_VERSION, host: '127.0.0.1', port: 23335, apiKey: null, standby: true },
+      options: { protocolVersion: PROTOCOL_VERSION, host: '127.0.0.1', port: 23335, apiKey: null, standby: true, countsChatInput: true },
       ignored: [],
     });
   });
@@ -40,6 +40,7 @@ describe('buildInitializationOptions', () => {
       port: 23335,
       apiKey: null,
       standby: true,
+      countsChatInput: true,
       modelAliases: { 'gpt-5.5': 'copilot-gpt-4.1' },
       defaultModel: 'gpt-4.1',
       keepaliveSeconds: 0, // a falsy value the user set is still sent
