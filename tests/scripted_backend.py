@@ -6,6 +6,7 @@ import asyncio
 from collections.abc import AsyncGenerator
 
 from bridge.core.backend import ChatRequest, EditorError, ModelInfo, ResponsePart
+from bridge.core.token_limits import enforce_count_input
 
 
 class ScriptedBackend:
@@ -29,6 +30,8 @@ class ScriptedBackend:
         return [ModelInfo(id="sim", maxInputTokens=1000)]
 
     async def chat(self, request: ChatRequest) -> AsyncGenerator[list[ResponsePart], None]:
+        # `countInput`, as the Backend contract says: counted before the first part.
+        await enforce_count_input(lambda text: self.count_tokens(request.model, text), request)
         try:
             for batch in self.batches:
                 await asyncio.sleep(self.silence)

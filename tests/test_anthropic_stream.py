@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 import pytest
@@ -22,6 +21,7 @@ from bridge.core.backend import (
     ToolCallPart,
 )
 from bridge.core.errors import ApiError
+from bridge.core.token_limits import count_input_asked
 
 
 def plan(**fields: Any) -> MessagesPlan:
@@ -31,6 +31,7 @@ def plan(**fields: Any) -> MessagesPlan:
         messages=[ChatMessage(role="user", content=[TextPart(value="one two three")])],
         modelOptions=options,
     )
+    count_input_asked(chat)  # as prepare.py asks, for message_start
     return MessagesPlan(chat=chat, model="claude-x", stream=True, **fields)
 
 
@@ -123,17 +124,11 @@ async def test_failure_without_streaming_raises_its_status() -> None:
     assert caught.value.status == 504
 
 
-class SlowCounter(ScriptedBackend):
-    async def count_tokens(self, model: str, text: str) -> int:
-        await asyncio.sleep(0.5)
-        return await super().count_tokens(model, text)
-
-
-async def test_a_slow_input_count_does_not_hold_message_start_back(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    monkeypatch.setattr("bridge.anthropic.stream.START_WAIT_SECONDS", 0.05)
-    backend = SlowCounter([[TextPart(value="quick")]])
-    events = await collect(backend, plan())
+async def test_without_the_editors_count_message_start_says_0_and_the_end_counts() -> None:
+    backend = ScriptedBackend([[TextPart(value="quick")]])
+    the_plan = plan()
+    the_plan.chat.countInput = None  # an editor that could not count as the chat started
+    events = await collect(backend, the_plan)
     assert events[0]["message"]["usage"]["input_tokens"] == 0
     assert events[-2]["usage"]["input_tokens"] == 3  # counted by the end
+    assert len(backend.counted) == 2  # the input, then the output
