@@ -1,5 +1,6 @@
 """`normalise_tool_history` keeps a turn as it is when its calls' results already open the next
-message: that shortcut must give exactly what the full rules give, for any conversation."""
+message, and a whole conversation as it is when every turn is so: those shortcuts must give
+exactly what the full rules give, for any conversation."""
 
 from __future__ import annotations
 
@@ -24,7 +25,9 @@ messages = st.one_of(
         content=st.lists(calls | text_parts, max_size=4),
     ),
     st.builds(
-        ChatMessage, role=st.just("user"), content=st.lists(results | text_parts, max_size=4)
+        ChatMessage,
+        role=st.just("user"),
+        content=st.lists(results | text_parts | calls, max_size=4),
     ),
 )
 
@@ -59,6 +62,7 @@ def _full_rules(
 ) -> list[ChatMessage]:
     with monkeypatch.context() as patched:
         patched.setattr(history, "_paired_in_place", lambda *args: False)
+        patched.setattr(history, "_already_paired", lambda *args: False)
         return history.normalise_tool_history(conversation)
 
 
@@ -106,7 +110,25 @@ def test_well_paired_turns_take_the_shortcut(monkeypatch: pytest.MonkeyPatch) ->
         return taken[-1]
 
     monkeypatch.setattr(history, "_paired_in_place", counting)
+    assert history._already_paired(conversation)
     out = history.normalise_tool_history(conversation)
-    assert taken == [True, True, True]
+    assert taken == []  # the whole conversation in one pass
     assert out == conversation
     assert all(a is b for a, b in zip(out, conversation, strict=True))  # nothing copied
+
+    # One odd turn (a result missing) and the turns are checked one by one instead.
+    conversation[-1] = ChatMessage(role="user", content=[conversation[-1].content[0]])
+    assert not history._already_paired(conversation)
+    history.normalise_tool_history(conversation)
+    assert taken == [True, True, False]
+
+
+@settings(max_examples=400, deadline=None)
+@given(conversation=st.lists(messages, max_size=8) | turns())
+def test_the_whole_conversation_shortcut_is_the_turn_by_turn_one(
+    conversation: list[ChatMessage],
+) -> None:
+    """Where the one-pass check says nothing changes, the turn-by-turn rules agree."""
+    if history._already_paired(conversation):
+        with pytest.MonkeyPatch.context() as monkeypatch:
+            assert _full_rules(conversation, monkeypatch) == conversation

@@ -31,6 +31,8 @@ log = logging.getLogger(__name__)
 
 def normalise_tool_history(messages: list[ChatMessage]) -> list[ChatMessage]:
     """The same conversation with every tool call paired with its result (input not changed)."""
+    if _already_paired(messages):
+        return list(messages)  # what clients send nearly always: one pass, nothing built
     out: list[ChatMessage] = []
     used_ids = _CallIds()
     all_calls = _AllCalls(messages)
@@ -57,6 +59,57 @@ def normalise_tool_history(messages: list[ChatMessage]) -> list[ChatMessage]:
             out.append(_without_tool_parts(message, all_calls))
             index += 1
     return [m for m in out if m.content]
+
+
+def _already_paired(messages: list[ChatMessage]) -> bool:
+    """True when the rules would change nothing in the whole conversation: every turn is as
+    `_paired_in_place` takes it, no message outside a turn holds a call or a result, and none
+    is empty. One loop over the parts: a long history is thousands of them, on every request."""
+    used: set[str] = set()
+    pending: list[ToolCallPart] | None = None  # calls whose results must open the next message
+    in_turn = False  # in the user messages after an assistant message with calls
+    for message in messages:
+        content = message.content
+        if not content:
+            return False
+        if message.role == "assistant":
+            if pending is not None:
+                return False  # calls with no user message after them
+            calls: list[ToolCallPart] | None = None
+            result_here = False
+            for part in content:
+                kind = type(part)
+                if kind is ToolCallPart:
+                    if calls is None:
+                        calls = [part]  # type: ignore[list-item]
+                    else:
+                        calls.append(part)  # type: ignore[arg-type]
+                elif kind is ToolResultPart:
+                    result_here = True
+            if calls is None and result_here:
+                return False  # a result in a message outside a turn becomes text
+            pending, in_turn = calls, calls is not None
+            continue
+        start = 0
+        if pending is not None:
+            start = len(pending)
+            if len(content) < start:
+                return False
+            for call, result in zip(pending, content, strict=False):
+                call_id = call.callId
+                if (
+                    type(result) is not ToolResultPart
+                    or result.callId != call_id
+                    or call_id in used  # an earlier turn's id, or one twice in this turn
+                ):
+                    return False
+                used.add(call_id)
+            pending = None
+        for index in range(start, len(content)):
+            kind = type(content[index])
+            if kind is ToolResultPart or (kind is ToolCallPart and not in_turn):
+                return False
+    return pending is None
 
 
 def _paired_in_place(
