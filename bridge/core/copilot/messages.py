@@ -45,16 +45,58 @@ def copilot_messages(
 ) -> list[ChatMessage]:
     """The messages Copilot renders as the client meant them (see the module's rules)."""
     out: list[ChatMessage] = []
-    for message in messages:
-        if message.role == "assistant":
-            shaped = _assistant(message, names)
-        else:
-            shaped = _user(message, model_id, image_input)
-        if shaped.content:
-            out.append(shaped)
+    if image_input and _renders_as_is(messages, names):
+        out = list(messages)  # what clients send nearly always: one pass, nothing built
+    else:
+        for message in messages:
+            if message.role == "assistant":
+                shaped = _assistant(message, names)
+            else:
+                shaped = _user(message, model_id, image_input)
+            if shaped.content:
+                out.append(shaped)
     if out and out[-1].role == "assistant":
         out.append(ChatMessage(role="user", content=[TextPart(value=CONTINUE)]))
     return out
+
+
+def _renders_as_is(messages: list[ChatMessage], names: ToolNames) -> bool:
+    """True when no rule changes any message (for a model that takes images): one loop over
+    the parts, as `_assistant` and `_user` would check them one message at a time (a long
+    history is thousands of them, on every request)."""
+    known = names.to_editor
+    for message in messages:
+        content = message.content
+        if not content:
+            return False
+        if message.role == "assistant":
+            texts = 0
+            for part in content:
+                kind = type(part)
+                if kind is TextPart:
+                    texts += 1
+                    if texts > 1 or not part.value:  # type: ignore[union-attr]
+                        return False
+                elif kind is ToolCallPart:
+                    name = part.name  # type: ignore[union-attr]
+                    if known.get(name) != name and names.editor(name) != name:
+                        return False
+            continue
+        seen_other = False
+        for part in content:
+            kind = type(part)
+            if kind is ToolResultPart:
+                inner = part.content  # type: ignore[union-attr]
+                if seen_other or not inner:
+                    return False
+                for piece in inner:
+                    if type(piece) is TextPart and not piece.value:
+                        return False
+            else:
+                seen_other = True
+                if kind is TextPart and not part.value:  # type: ignore[union-attr]
+                    return False
+    return True
 
 
 def _assistant(message: ChatMessage, names: ToolNames) -> ChatMessage:
