@@ -193,4 +193,4 @@ def _text_parts_frame(params: Any) -> bytes | None:
         body = _CHAT_PARTS_HEAD + _encode_fast(params) + b"}"
     except (TypeError, ValueError):  # a lone surrogate: the strict path says why
         return None
-    return b"Content-Length: %d\r\n\r\n%s" % (len(body), body)
+    return rpc.frame(body)

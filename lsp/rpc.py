@@ -66,6 +66,12 @@ REQUEST_CANCELLED = -32800
 INTERNAL_ERROR = -32603
 
 
+def frame(*body: bytes) -> bytes:
+    """An LSP frame of the body's pieces. One join: `%` formatting a 0.5 MB chat into the frame
+    copied it several times (0.23 ms against 0.02)."""
+    return b"".join((b"Content-Length: %d\r\n\r\n" % sum(map(len, body)), *body))
+
+
 class UnsendableMessage(ValueError):
     """A message JSON cannot carry (NaN, Infinity, a lone surrogate): nothing was written."""
 
@@ -80,7 +86,7 @@ def encode_frame(encode: Callable[[Any], str], message: Any) -> bytes:
         body = encode(message).encode()
     except ValueError as exc:  # allow_nan=False, and UnicodeEncodeError for lone surrogates
         raise UnsendableMessage(f"the message is not valid JSON ({exc})") from None
-    return b"Content-Length: %d\r\n\r\n%s" % (len(body), body)
+    return frame(body)
 
 
 def reply_id(message: Any) -> Any:
@@ -192,8 +198,7 @@ class RawMessagesMixin:
                 json.dumps(msg_id).encode(),
                 json.dumps(method).encode(),
             )
-            body_length = len(head) + len(params) + 1
-            self.writer.write(b"Content-Length: %d\r\n\r\n%s%s}" % (body_length, head, params))
+            self.writer.write(frame(head, params, b"}"))
         return future
 
     def notify_raw(self, method: str, params: dict[str, Any] | None = None) -> None:
