@@ -26,6 +26,7 @@ from bridge.core.backend import (
     ToolCallPart,
     ToolResultPart,
 )
+from bridge.core.errors import ApiError
 from bridge.core.history import normalise_tool_history
 from bridge.core.images import file_parts, image_part
 from bridge.gemini.fields import bad_field
@@ -120,13 +121,19 @@ def _code_parts(part: Part) -> list[MessagePart]:
     return parts
 
 
-def _role_is_model(role: str | None, param: str) -> bool:
+def _role_is_model(role: str | None) -> bool | None:
+    """Whether a content's role is the model's; None for a role that is neither side's."""
     lowered = (role or "user").lower()
     if lowered in MODEL_ROLES:
         return True
     if lowered in USER_ROLES:
         return False
-    raise bad_field(
+    return None
+
+
+def _bad_role(role: str | None, param: str) -> ApiError:
+    lowered = (role or "user").lower()
+    return bad_field(
         f"{param}.role",
         f"Invalid value for `{param}.role`: expected `user` or `model`, got {lowered!r}.",
     )
@@ -158,7 +165,10 @@ def to_chat_messages(
             model = True
             pairing.new_turn()
         else:
-            model = _role_is_model(role, f"contents[{position(contents, content)}]")
+            side = _role_is_model(role)
+            if side is None:  # its param looked up only now
+                raise _bad_role(role, f"contents[{position(contents, content)}]")
+            model = side
             if model:
                 pairing.new_turn()
         parts: list[MessagePart] = []
