@@ -396,6 +396,25 @@ def test_a_legacy_function_call_pairs_with_its_function_message() -> None:
     assert got[2] == user(ToolResultPart(callId="function_call_1", content=[text("rain")]))
 
 
+def test_equal_legacy_calls_take_their_own_positions_as_ids() -> None:
+    # The same call sent twice: each id is its own message's position (not the first equal's).
+    call = {"role": "assistant", "function_call": {"name": "w", "arguments": "{}"}}
+    got = convert(
+        [{"role": "user", "content": "go"}, call, {**call}, {"role": "user", "content": "ok"}]
+    )
+    assert got[1] == assistant(
+        ToolCallPart(callId="function_call_1", name="w"),
+        ToolCallPart(callId="function_call_2", name="w"),
+    )
+
+
+def test_a_param_names_the_part_at_its_place_in_a_long_history() -> None:
+    history = [{"role": "user", "content": "a"}, {"role": "assistant", "content": "b"}] * 50
+    audio = {"type": "input_audio", "input_audio": {"data": "", "format": "wav"}}
+    got = error([*history, {"role": "user", "content": [{"type": "text", "text": "c"}, audio]}])
+    assert got.param == "messages[100].content[1].input_audio"
+
+
 # Roles
 
 

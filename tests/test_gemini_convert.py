@@ -112,6 +112,19 @@ def test_invalid_base64_names_the_field() -> None:
     assert caught.value.param == "contents[2].parts[0].inlineData.data"
 
 
+def test_invalid_base64_names_its_place_after_equal_valid_parts() -> None:
+    # Equal parts before it read fine: the param is where the bad one is, in a long history.
+    image = {"inlineData": {"mimeType": "image/png", "data": PNG_B64}}
+    bad = {"inlineData": {"mimeType": "image/png", "data": "%%%"}}
+    history = [{"parts": [{"text": "a"}, image]}, {"role": "model", "parts": [{"text": "b"}]}] * 30
+    response = {
+        "functionResponse": {"name": "f", "response": {"output": "x"}, "parts": [image, bad]}
+    }
+    with pytest.raises(ApiError) as caught:
+        convert([*history, {"parts": [image, {"text": "c"}, response]}])
+    assert caught.value.param == "contents[60].parts[2].functionResponse.parts[1].inlineData.data"
+
+
 def test_file_data_becomes_a_note() -> None:
     got = convert(
         [{"parts": [{"fileData": {"mimeType": "application/pdf", "fileUri": "gs://b/x.pdf"}}]}]

@@ -46,6 +46,7 @@ from bridge.core.errors import invalid_request
 from bridge.core.history import normalise_tool_history
 from bridge.core.images import file_parts, image_part
 from bridge.core.tools import tool_input
+from bridge.positions import Positions
 
 log = logging.getLogger(__name__)
 
@@ -157,7 +158,8 @@ def to_chat_messages(messages: list[Message]) -> list[ChatMessage]:
     results_open = False  # the last message holds tool results: more may join it
     # Legacy `function_call`s waiting for their `function` message, by function name.
     legacy_calls: dict[str, list[str]] = {}
-    for index, message in enumerate(messages):
+    position = Positions()  # no loop counts: the few params named look theirs up
+    for message in messages:
         parts: list[MessagePart]
         result: ToolResultPart | None = None
         if type(message) is ToolMessage:
@@ -165,7 +167,7 @@ def to_chat_messages(messages: list[Message]) -> list[ChatMessage]:
                 text = TextPart(value=message.content)
                 result = ToolResultPart(callId=message.tool_call_id, content=[text])
             else:
-                result = _listed_result(message, index)
+                result = _listed_result(message, position(messages, message))
         elif type(message) is FunctionMessage:
             result = _function_result(message, legacy_calls)
         if result is not None:
@@ -181,12 +183,12 @@ def to_chat_messages(messages: list[Message]) -> list[ChatMessage]:
             if type(content) is str:
                 parts = [TextPart(value=content)] if content else []
             else:
-                parts = _assistant_text(content, f"messages[{index}].content")
+                parts = _assistant_text(content, _param(position, messages, message))
             if message.refusal:
                 parts.append(TextPart(value=message.refusal))
             calls = message.tool_calls
             if calls:
-                for number, call in enumerate(calls):
+                for call in calls:
                     function = call.function
                     if call.custom is None and function is not None:
                         parts.append(
@@ -197,8 +199,10 @@ def to_chat_messages(messages: list[Message]) -> list[ChatMessage]:
                             )
                         )
                     else:
+                        index, number = position(messages, message), position(calls, call)
                         parts.append(_call_part(call, f"messages[{index}].tool_calls[{number}]"))
             if message.function_call is not None:
+                index = position(messages, message)
                 parts.append(_legacy_call(message.function_call, index, legacy_calls))
             if not parts:
                 continue
@@ -217,13 +221,17 @@ def to_chat_messages(messages: list[Message]) -> list[ChatMessage]:
                     continue
                 parts = [TextPart(value=content)]
             else:
-                parts = content_parts(content, f"messages[{index}].content")
+                parts = content_parts(content, _param(position, messages, message))
                 if not parts:
                     continue
             last = ChatMessage(role="user", content=parts)
             append(last)
         elif isinstance(message, SystemMessage):  # a developer message too
-            parts = content_parts(message.content, f"messages[{index}].content")
+            content = message.content
+            if type(content) is str:  # no param to name (looking it up costs a pass)
+                parts = [TextPart(value=content)] if content else []
+            else:
+                parts = content_parts(content, _param(position, messages, message))
             if not parts:
                 continue
             if not answered:
@@ -234,6 +242,10 @@ def to_chat_messages(messages: list[Message]) -> list[ChatMessage]:
             append(last)
         results_open = False
     return preamble + out if preamble else out
+
+
+def _param(position: Positions, messages: list[Message], message: Message) -> str:
+    return f"messages[{position(messages, message)}].content"
 
 
 def editor_messages(messages: list[Message]) -> list[ChatMessage]:

@@ -26,6 +26,7 @@ from bridge.core.backend import (
     ToolCallPart,
     ToolResultPart,
 )
+from bridge.core.errors import ApiError
 from bridge.core.history import normalise_tool_history
 from bridge.core.images import file_parts, image_part
 from bridge.gemini.fields import bad_field
@@ -37,6 +38,7 @@ from bridge.gemini.wire import (
     FunctionResponse,
     Part,
 )
+from bridge.positions import Positions
 
 log = logging.getLogger(__name__)
 
@@ -119,13 +121,19 @@ def _code_parts(part: Part) -> list[MessagePart]:
     return parts
 
 
-def _role_is_model(role: str | None, param: str) -> bool:
+def _role_is_model(role: str | None) -> bool | None:
+    """Whether a content's role is the model's; None for a role that is neither side's."""
     lowered = (role or "user").lower()
     if lowered in MODEL_ROLES:
         return True
     if lowered in USER_ROLES:
         return False
-    raise bad_field(
+    return None
+
+
+def _bad_role(role: str | None, param: str) -> ApiError:
+    lowered = (role or "user").lower()
+    return bad_field(
         f"{param}.role",
         f"Invalid value for `{param}.role`: expected `user` or `model`, got {lowered!r}.",
     )
@@ -139,22 +147,33 @@ def to_chat_messages(
     One pass over the parts, in the order the client sent them. A part holds one of its data
     fields (a proto `oneof`); a client sending more loses none: text, data, code, call, response.
     Consecutive contents of one role read as one turn (calls split over two model contents
-    still pair with the responses after them)."""
+    still pair with the responses after them).
+
+    A history is thousands of parts: text, calls and `{output: text}` responses are built
+    inline; no loop counts positions, the rare parts that name their param look theirs up."""
     messages: list[ChatMessage] = []
     pairing = CallPairing()
     paired_call, paired_response = pairing.call, pairing.response
     last_model: bool | None = None  # the side of the last message
     last_parts: list[MessagePart] = []
-    for index, content in enumerate(contents):
+    position = Positions()
+    for content in contents:
         role = content.role
-        model = role == "model" or (
-            role not in (None, "user") and _role_is_model(role, f"contents[{index}]")
-        )
-        if model:
+        if role is None or role == "user":
+            model = False
+        elif role == "model":
+            model = True
             pairing.new_turn()
+        else:
+            side = _role_is_model(role)
+            if side is None:  # its param looked up only now
+                raise _bad_role(role, f"contents[{position(contents, content)}]")
+            model = side
+            if model:
+                pairing.new_turn()
         parts: list[MessagePart] = []
         add = parts.append
-        for number, part in enumerate(content.parts):
+        for part in content.parts:
             if part.thought:
                 continue
             text = part.text
@@ -166,6 +185,7 @@ def to_chat_messages(
                 and part.executable_code is None
                 and part.code_execution_result is None
             ):
+                index, number = position(contents, content), position(content.parts, part)
                 parts.extend(_data_parts(part, f"contents[{index}].parts[{number}]", model))
             call = part.function_call
             if call is not None:
@@ -187,6 +207,7 @@ def to_chat_messages(
                 ):  # nearly every response: `{output: text}` (result_content's first case)
                     result: list[TextPart | DataPart] = [TextPart(value=output["output"])]
                 else:
+                    index, number = position(contents, content), position(content.parts, part)
                     where = f"contents[{index}].parts[{number}].functionResponse"
                     result = result_content(response, where)
                 add(ToolResultPart(callId=call_id, content=result))

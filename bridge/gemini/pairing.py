@@ -40,6 +40,9 @@ class CallPairing:
         """The id of the call this response answers, or an id that pairs with none."""
         waiting = self._waiting
         if call_id:
+            if waiting and waiting[0][0] == call_id:  # nearly always: calls answered in order
+                del waiting[0]
+                return call_id
             for index, (waiting_id, _, _) in enumerate(waiting):
                 if waiting_id == call_id:
                     del waiting[index]
