@@ -1,9 +1,9 @@
-"""bridge/positions.py: the index of the very item asked for, in any list it is asked about."""
+"""bridge/core/positions.py: the index of the very item asked for, in any list it is asked about."""
 
 from __future__ import annotations
 
 from bridge.core.backend import TextPart
-from bridge.positions import Positions
+from bridge.core.positions import Positions
 
 
 def test_an_item_is_found_by_identity_not_equality() -> None:

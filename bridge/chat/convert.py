@@ -45,8 +45,8 @@ from bridge.core.backend import (
 from bridge.core.errors import invalid_request
 from bridge.core.history import normalise_tool_history
 from bridge.core.images import file_parts, image_part
+from bridge.core.positions import Positions
 from bridge.core.tools import tool_input
-from bridge.positions import Positions
 
 log = logging.getLogger(__name__)
 

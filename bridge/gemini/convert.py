@@ -29,6 +29,7 @@ from bridge.core.backend import (
 from bridge.core.errors import ApiError
 from bridge.core.history import normalise_tool_history
 from bridge.core.images import file_parts, image_part
+from bridge.core.positions import Positions
 from bridge.gemini.fields import bad_field
 from bridge.gemini.pairing import CallPairing
 from bridge.gemini.wire import (
@@ -38,7 +39,6 @@ from bridge.gemini.wire import (
     FunctionResponse,
     Part,
 )
-from bridge.positions import Positions
 
 log = logging.getLogger(__name__)
 
