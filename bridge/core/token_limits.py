@@ -117,11 +117,35 @@ def limit_context(chat: ChatRequest, model: ModelInfo, param: str = "input") -> 
     400 `context_length_exceeded` naming `param`, the dialect's input field
     (bridge/core/answer.py `input_too_long`)."""
     window = model.maxInputTokens
-    text, images = _text_and_images(chat)
-    if window <= 0 or _bytes(text) + images <= window:
-        return  # unknown window, or it fits for certain
+    if window <= 0:
+        return  # unknown window
+    if _more_characters(chat, window):
+        images = messages_image_tokens(chat.messages)  # a long history: it may not fit
+    else:
+        text, images = _text_and_images(chat)
+        if _bytes(text) + images <= window:
+            return  # it fits for certain
     chat.countInput = CountInput(maxTokens=window, imageTokens=images)
     chat.inputParam = param
+
+
+def _more_characters(chat: ChatRequest, limit: int) -> bool:
+    """Whether the messages' text has more than `limit` characters, summed only until it has:
+    then it has more UTF-8 bytes too, and building the whole text to learn its size (0.7 ms
+    at 4,000 items) is not needed."""
+    total = 0
+    for message in chat.messages:
+        for part in message.content:
+            kind = type(part)
+            if kind is TextPart:
+                total += len(part.value)  # type: ignore[union-attr]
+            elif kind is ToolResultPart:
+                for inner in part.content:  # type: ignore[union-attr]
+                    if type(inner) is TextPart:
+                        total += len(inner.value)
+        if total > limit:
+            return True
+    return False
 
 
 def count_input_asked(chat: ChatRequest) -> None:
