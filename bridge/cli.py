@@ -293,7 +293,8 @@ def _serve(args: argparse.Namespace) -> int:
 async def _serve_spawned_first(args: argparse.Namespace) -> int:
     """The language server is spawned before anything else: its imports (most of the start-up
     time) run on the other core while this process imports, checks the flags and builds the
-    editor. Flags found wrong stop it again before anything is printed but the error."""
+    editor. Flags found wrong (here, or by the language server when it checks the options they
+    make) stop it again before anything is printed but the error."""
     from headless_editor.spawn import spawn_language_server
 
     process = await spawn_language_server()
@@ -323,38 +324,38 @@ class _Headless:
 
 
 def _prepare_headless(args: argparse.Namespace) -> _Headless | int:
-    """The checked options and script for the headless editor, or the exit code (2) when the
-    flags are wrong (the message is printed)."""
-    from pydantic import ValidationError
-
+    """The options and script for the headless editor, or the exit code (2) when the script or
+    the bind is wrong (the message is printed)."""
+    # Nothing here imports pydantic (nor the bridge's settings): the language server checks
+    # the options these flags make (lsp/server.py), and this process stays small (idle memory,
+    # docs/benchmarks.md). Only the bind is checked here, before anything starts.
     from bridge.http.bind_policy import BindRefused, check_bind
     from bridge.log_redaction import redact_logs
-    from bridge.settings import BridgeSettings
-    from headless_editor.script import ScriptError, load_script
     from lsp.main import configure_logging
 
     configure_logging()
     redact_logs(secret=args.api_key)  # the headless editor's own logs, in this process
     script = None
     if args.script:
+        from headless_editor.script import ScriptError, load_script  # pydantic reads scripts
+
         try:
             script = load_script(args.script)
         except ScriptError as exc:
             print(f"maestro-bridge: {exc}", file=sys.stderr)
             return 2
-    options = serve_options(args)
     try:
-        check_bind(BridgeSettings.from_options(options))
-    except (BindRefused, ValidationError) as exc:
+        check_bind(args.host, allow_remote=args.allow_remote, api_key=args.api_key)
+    except BindRefused as exc:
         print(f"maestro-bridge: {exc}", file=sys.stderr)
         return 2
-    return _Headless(options, script)
+    return _Headless(serve_options(args), script)
 
 
 async def _run_headless(headless: _Headless, process: asyncio.subprocess.Process) -> int:
     from bridge.serve_banner import banner
     from bridge.stop_signals import install_stop_handlers
-    from headless_editor.editor import EditorStartError, HeadlessEditor
+    from headless_editor.editor import EditorStartError, HeadlessEditor, OptionsRefused
 
     options = headless.options
     editor = HeadlessEditor(script=headless.script)
@@ -364,6 +365,9 @@ async def _run_headless(headless: _Headless, process: asyncio.subprocess.Process
     install_stop_handlers(stop.set)
     try:
         url = await editor.start(options, process=process)
+    except OptionsRefused as exc:  # a flag's value out of range: a usage error, as argparse's
+        print(f"maestro-bridge: {exc}", file=sys.stderr)
+        return 2
     except (EditorStartError, asyncio.TimeoutError, OSError) as exc:
         print(f"maestro-bridge: could not start: {exc or 'timed out'}", file=sys.stderr)
         return 1

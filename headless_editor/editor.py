@@ -8,20 +8,22 @@ import asyncio
 import logging
 import os
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
-from pydantic import ValidationError
 
-from bridge.core.backend import ChatRequest, EditorError, ResponsePart, TextPart, message_list
+from bridge.core.parts import EditorError, ResponsePart, TextPart
+from headless_editor.chat_types import chat_request, models_json
 from headless_editor.jsonrpc import INVALID_PARAMS, EditorConnection, RpcError
-from headless_editor.script import Script
 from headless_editor.sim_tools import SimTool, ToolBox, sample_tools
 from headless_editor.sim_workspace import SimWorkspace
 from headless_editor.simulated_model import SimulatedModel
 from headless_editor.spawn import spawn_language_server
 from lsp import rpc
 from lsp.rpc import INVOKE_TOOL, LANGUAGE, TOOLS, TOOLS_CHANGED
+
+if TYPE_CHECKING:  # scripts are read with pydantic: imported only for `serve --script`
+    from headless_editor.script import Script
 
 log = logging.getLogger(__name__)
 
@@ -30,6 +32,11 @@ STARTUP_TIMEOUT = 30.0
 
 class EditorStartError(RuntimeError):
     """The language server could not be started or could not bind its port."""
+
+
+class OptionsRefused(EditorStartError):
+    """The language server refused the initialization options (as `serve` made them from its
+    flags): the message is the server's, naming the option and why."""
 
 
 # How long parts may wait to go out together: a notification as soon as a loop turn adds no
@@ -156,7 +163,7 @@ class HeadlessEditor:
 
         @client.feature(rpc.MODELS)
         def models(params: Any) -> dict[str, Any]:
-            return {"models": [m.model_dump() for m in self.model.models()]}
+            return {"models": models_json(self.model.models())}
 
         @client.feature(rpc.COUNT_TOKENS)
         def count_tokens(params: Any) -> dict[str, Any]:
@@ -215,10 +222,8 @@ class HeadlessEditor:
         try:
             if not isinstance(params, dict):
                 raise TypeError("the params are not an object")
-            # The messages are msgspec Structs (bridge/core/backend.py), read by msgspec.
-            messages = message_list(params.get("messages"))
-            request = ChatRequest.model_validate({**params, "messages": messages})
-        except (ValidationError, msgspec.ValidationError, TypeError) as exc:
+            request = chat_request(params)
+        except (msgspec.ValidationError, TypeError) as exc:
             raise RpcError(INVALID_PARAMS, f"Malformed chat request: {exc}") from None
         chat_id = str(params.get("chatId"))
         sender = PartSender(self.protocol, chat_id, chat_window(params))
@@ -269,6 +274,8 @@ class HeadlessEditor:
             ready = await asyncio.wait_for(self._waiting_for_ready(), STARTUP_TIMEOUT)
         except RpcError as exc:
             await self.stop()
+            if exc.code == INVALID_PARAMS:  # lsp/server.py checks the options it is given
+                raise OptionsRefused(exc.message) from None
             raise EditorStartError(f"The language server refused to start: {exc.message}") from None
         except (asyncio.TimeoutError, EditorStartError):
             await self.stop()

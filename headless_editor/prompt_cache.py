@@ -21,7 +21,8 @@ import hashlib
 import json
 from collections import deque
 
-from bridge.core.backend import ChatMessage, ChatTool, DataPart, MessagePart, TextPart, ToolCallPart
+from bridge.core.parts import ChatMessage, DataPart, MessagePart, TextPart, ToolCallPart
+from headless_editor.chat_types import ChatTool
 from headless_editor.tokens import IMAGE_TOKENS, PIECE, data_text
 
 MAX_ENTRIES = 32

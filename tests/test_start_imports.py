@@ -4,7 +4,8 @@ Start-up time and idle memory are mostly the modules imported (docs/benchmarks.m
 and "RSS idle"): what only some requests need is imported when one comes. Each process of
 `serve` is rebuilt here in a fresh interpreter by the same calls that start it: the language
 server (`maestro-bridge lsp`: its server and its HTTP application) and the headless editor
-(`serve`'s flags checked, the editor built). Speed itself is measured in bench/, not here.
+(`serve`'s flags checked, the editor built, a chat answered). Speed itself is measured in
+bench/, not here.
 """
 
 from __future__ import annotations
@@ -36,6 +37,20 @@ LATER = {
     "headless_editor.py_analysis": "the simulated editor's language tools",
 }
 
+# What the headless editor's process never needs: the language server runs the HTTP endpoint
+# and checks the options (`serve`'s flags); the editor's types are msgspec Structs
+# (headless_editor/chat_types.py, bridge/core/parts.py). Each costs its idle memory.
+NOT_IN_THE_EDITOR = {
+    "pydantic": "the bridge's settings and request models (7-12 MiB)",
+    "pydantic_core": "pydantic",
+    "bridge.settings": "the language server checks the options",
+    "bridge.core.backend": "the bridge's pydantic models (bridge/core/parts.py has the parts)",
+    "headless_editor.script": "`serve --script` only (read with pydantic)",
+    "aiohttp": "the language server's HTTP endpoint",
+    "pygls": "the language server",
+    "lsprotocol": "the language server",
+}
+
 _LANGUAGE_SERVER = """
 import json, sys
 import bridge.cli  # what `maestro-bridge lsp` runs
@@ -61,6 +76,17 @@ from bridge.stop_signals import install_stop_handlers
 from headless_editor.editor import HeadlessEditor
 
 HeadlessEditor(script=prepared.script)
+
+import asyncio
+from headless_editor.chat_types import chat_request
+from headless_editor.simulated_model import SimulatedModel
+
+async def answer():
+    text = {"type": "text", "value": "hi"}
+    request = chat_request({"model": "sim-echo", "messages": [{"role": "user", "content": [text]}]})
+    return [part async for part in SimulatedModel().respond(request)]
+
+assert asyncio.run(answer())
 print(json.dumps(sorted(sys.modules)))
 """
 
@@ -95,6 +121,17 @@ def test_the_headless_editor_starts_without_what_only_some_requests_need(
     modules = _modules(_HEADLESS_EDITOR, tmp_path / "usage.sqlite")
     assert {"headless_editor.editor", "headless_editor.simulated_model"} <= modules
     assert _too_early(modules) == []
+
+
+def test_the_headless_editor_runs_without_the_language_servers_libraries(
+    tmp_path: Path,
+) -> None:
+    modules = _modules(_HEADLESS_EDITOR, tmp_path / "usage.sqlite")
+    assert "msgspec" in modules  # the rebuild ran: it decoded a request and answered it
+    loaded = {name.partition(".")[0] for name in modules} | modules
+    assert (
+        sorted(f"{name} ({why})" for name, why in NOT_IN_THE_EDITOR.items() if name in loaded) == []
+    )
 
 
 def _marked_processes(marker: str) -> list[int]:
