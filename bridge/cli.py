@@ -5,19 +5,22 @@ bridge)."""
 from __future__ import annotations
 
 import argparse
-import asyncio
 import contextlib
 import gc
 import os
 import sys
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bridge import __version__
 from bridge.budgets import command as budget_command
 from bridge.configure.arguments import add_configure, run_configure
 from bridge.mcp import command as tool_command
+from bridge.plain_http import without_tls
 from bridge.usage import command as usage_command
+
+if TYPE_CHECKING:  # imported at run time by the commands that run a loop, after without_tls()
+    import asyncio
 
 DEFAULT_PORT = 23335
 API_KEY_ENV = "MAESTRO_BRIDGE_API_KEY"
@@ -252,6 +255,8 @@ def _security_options(args: argparse.Namespace) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if args.command in ("lsp", "serve"):
+        without_tls()  # plain HTTP only (bridge/plain_http.py): before asyncio is imported
     if args.command == "lsp":
         from lsp.main import run_stdio
 
@@ -284,6 +289,8 @@ def serve_options(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _serve(args: argparse.Namespace) -> int:
+    import asyncio
+
     try:
         return asyncio.run(_serve_spawned_first(args))
     except KeyboardInterrupt:
@@ -353,6 +360,8 @@ def _prepare_headless(args: argparse.Namespace) -> _Headless | int:
 
 
 async def _run_headless(headless: _Headless, process: asyncio.subprocess.Process) -> int:
+    import asyncio
+
     from bridge.serve_banner import banner
     from bridge.stop_signals import install_stop_handlers
     from headless_editor.editor import EditorStartError, HeadlessEditor, OptionsRefused

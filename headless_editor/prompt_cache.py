@@ -17,7 +17,6 @@ in all (the oldest go first); there are only as many models as the editor offers
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections import deque
 
@@ -94,6 +93,10 @@ def _part(units: _Units, part: MessagePart) -> None:
 
 def _data(units: _Units, part: DataPart) -> None:
     if part.mimeType.startswith("image/"):
+        # Imported for the first image: hashlib loads OpenSSL's libcrypto (~3 MiB of the idle
+        # headless editor's memory, docs/benchmarks.md), which nothing else here needs.
+        import hashlib
+
         digest = hashlib.sha256(part.data.encode("ascii", "replace")).hexdigest()[:16]
         units.mark(f"image:{part.mimeType}")
         for index in range(IMAGE_TOKENS):
