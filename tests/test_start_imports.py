@@ -83,13 +83,15 @@ create_app(server.backend, settings, server.tools)
 _HEADLESS_EDITOR = (
     """
 import json, sys
-from bridge.cli import _parser, _prepare_headless
+from bridge.cli import _parser
 from bridge.plain_http import without_tls
 
 without_tls()  # as main() does
 
 args = _parser().parse_args(["serve", "--port", "0", "--usage-db", sys.argv[1]])
-prepared = _prepare_headless(args)
+from bridge.serve_run import prepare_headless
+
+prepared = prepare_headless(args)
 from bridge.stop_signals import install_stop_handlers
 from headless_editor.editor import HeadlessEditor
 
