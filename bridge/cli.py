@@ -5,18 +5,15 @@ bridge)."""
 from __future__ import annotations
 
 import argparse
-import asyncio
-import contextlib
-import gc
 import os
 import sys
-from dataclasses import dataclass
 from typing import Any
 
 from bridge import __version__
 from bridge.budgets import command as budget_command
 from bridge.configure.arguments import add_configure, run_configure
 from bridge.mcp import command as tool_command
+from bridge.plain_http import without_tls
 from bridge.usage import command as usage_command
 
 DEFAULT_PORT = 23335
@@ -252,6 +249,8 @@ def _security_options(args: argparse.Namespace) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if args.command in ("lsp", "serve"):
+        without_tls()  # plain HTTP only (bridge/plain_http.py): before asyncio is imported
     if args.command == "lsp":
         from lsp.main import run_stdio
 
@@ -260,7 +259,9 @@ def main(argv: list[str] | None = None) -> int:
         return run_configure(args)
     if args.command == "usage":
         return usage_command.run_usage(args)
-    return _serve(args)
+    from bridge.serve_run import run_serve  # the headless editor and its language server
+
+    return run_serve(args)
 
 
 def serve_options(args: argparse.Namespace) -> dict[str, Any]:
@@ -281,112 +282,6 @@ def serve_options(args: argparse.Namespace) -> dict[str, Any]:
     if args.websocket_max_seconds is not None:
         options.setdefault("limits", {})["websocketMaxSeconds"] = args.websocket_max_seconds
     return options
-
-
-def _serve(args: argparse.Namespace) -> int:
-    try:
-        return asyncio.run(_serve_spawned_first(args))
-    except KeyboardInterrupt:
-        return 130
-
-
-async def _serve_spawned_first(args: argparse.Namespace) -> int:
-    """The language server is spawned before anything else: its imports (most of the start-up
-    time) run on the other core while this process imports, checks the flags and builds the
-    editor. Flags found wrong stop it again before anything is printed but the error."""
-    from headless_editor.spawn import spawn_language_server
-
-    process = await spawn_language_server()
-    try:
-        prepared = _prepare_headless(args)
-    except BaseException:
-        await _discard(process)
-        raise
-    if isinstance(prepared, int):
-        await _discard(process)
-        return prepared
-    return await _run_headless(prepared, process)
-
-
-async def _discard(process: asyncio.subprocess.Process) -> None:
-    """A spawned language server no longer wanted (it has not been initialized yet)."""
-    if process.returncode is None:
-        with contextlib.suppress(ProcessLookupError):
-            process.kill()
-    await process.wait()
-
-
-@dataclass
-class _Headless:
-    options: dict[str, Any]
-    script: Any
-
-
-def _prepare_headless(args: argparse.Namespace) -> _Headless | int:
-    """The checked options and script for the headless editor, or the exit code (2) when the
-    flags are wrong (the message is printed)."""
-    from pydantic import ValidationError
-
-    from bridge.http.bind_policy import BindRefused, check_bind
-    from bridge.log_redaction import redact_logs
-    from bridge.settings import BridgeSettings
-    from headless_editor.script import ScriptError, load_script
-    from lsp.main import configure_logging
-
-    configure_logging()
-    redact_logs(secret=args.api_key)  # the headless editor's own logs, in this process
-    script = None
-    if args.script:
-        try:
-            script = load_script(args.script)
-        except ScriptError as exc:
-            print(f"maestro-bridge: {exc}", file=sys.stderr)
-            return 2
-    options = serve_options(args)
-    try:
-        check_bind(BridgeSettings.from_options(options))
-    except (BindRefused, ValidationError) as exc:
-        print(f"maestro-bridge: {exc}", file=sys.stderr)
-        return 2
-    return _Headless(options, script)
-
-
-async def _run_headless(headless: _Headless, process: asyncio.subprocess.Process) -> int:
-    from bridge.serve_banner import banner
-    from bridge.stop_signals import install_stop_handlers
-    from headless_editor.editor import EditorStartError, HeadlessEditor
-
-    options = headless.options
-    editor = HeadlessEditor(script=headless.script)
-    # Handlers first: a SIGTERM right after the "Listening" line must still stop cleanly.
-    # Each platform's own ways (Ctrl-C, Ctrl-Break, SIGTERM, stdin closed): bridge/stop_signals.py.
-    stop = asyncio.Event()
-    install_stop_handlers(stop.set)
-    try:
-        url = await editor.start(options, process=process)
-    except (EditorStartError, asyncio.TimeoutError, OSError) as exc:
-        print(f"maestro-bridge: could not start: {exc or 'timed out'}", file=sys.stderr)
-        return 1
-    print(f"Listening on {url}", flush=True)
-    if options["tools"]["enable"]:
-        print(f"Editor tools (MCP, Streamable HTTP): {tool_command.mcp_url(url)}", flush=True)
-    # An alias is a name Codex knows (it picks its tools by name): show the first one.
-    model = next(iter(options.get("modelAliases") or {}), "sim-echo")
-    print(banner(url, options.get("apiKey"), model), flush=True)
-    gc.freeze()  # as the language server does once it listens (lsp/endpoint.py)
-
-    stopped = asyncio.create_task(stop.wait())
-    exited = asyncio.create_task(editor.wait_closed())
-    await asyncio.wait({stopped, exited}, return_when=asyncio.FIRST_COMPLETED)
-    if exited.done():
-        print("maestro-bridge: the language server exited unexpectedly", file=sys.stderr)
-        stopped.cancel()
-        return 1
-    exited.cancel()
-    with contextlib.suppress(asyncio.CancelledError):
-        await exited
-    await editor.stop()
-    return 0
 
 
 if __name__ == "__main__":

@@ -14,7 +14,8 @@ import json
 import re
 from collections.abc import AsyncIterator
 
-from bridge.core.backend import ChatRequest, DataPart, ModelInfo, ResponsePart, TextPart
+from bridge.core.parts import DataPart, ResponsePart, TextPart
+from headless_editor.chat_types import ChatRequest, ModelInfo
 
 BENCH_MODEL = ModelInfo(
     id="sim-bench",

@@ -8,29 +8,23 @@ import asyncio
 import logging
 import os
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
-from pydantic import ValidationError
 
-from bridge.core.backend import (
-    INPUT_TOO_LONG,
-    ChatRequest,
-    CountInput,
-    EditorError,
-    ResponsePart,
-    TextPart,
-    message_list,
-)
-from bridge.core.token_limits import input_text
+from bridge.core.counted_text import counted_text
+from bridge.core.parts import INPUT_TOO_LONG, CountInput, EditorError, ResponsePart, TextPart
+from headless_editor.chat_types import ChatRequest, chat_request, models_json
 from headless_editor.jsonrpc import INVALID_PARAMS, EditorConnection, RpcError
-from headless_editor.script import Script
 from headless_editor.sim_tools import SimTool, ToolBox, sample_tools
 from headless_editor.sim_workspace import SimWorkspace
 from headless_editor.simulated_model import SimulatedModel
 from headless_editor.spawn import spawn_language_server
 from lsp import rpc
 from lsp.rpc import INVOKE_TOOL, LANGUAGE, TOOLS, TOOLS_CHANGED
+
+if TYPE_CHECKING:  # scripts are read with pydantic: imported only for `serve --script`
+    from headless_editor.script import Script
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +33,11 @@ STARTUP_TIMEOUT = 30.0
 
 class EditorStartError(RuntimeError):
     """The language server could not be started or could not bind its port."""
+
+
+class OptionsRefused(EditorStartError):
+    """The language server refused the initialization options (as `serve` made them from its
+    flags): the message is the server's, naming the option and why."""
 
 
 # How long parts may wait to go out together: a notification as soon as a loop turn adds no
@@ -165,7 +164,7 @@ class HeadlessEditor:
 
         @client.feature(rpc.MODELS)
         def models(params: Any) -> dict[str, Any]:
-            return {"models": [m.model_dump() for m in self.model.models()]}
+            return {"models": models_json(self.model.models())}
 
         @client.feature(rpc.COUNT_TOKENS)
         def count_tokens(params: Any) -> dict[str, Any]:
@@ -224,10 +223,8 @@ class HeadlessEditor:
         try:
             if not isinstance(params, dict):
                 raise TypeError("the params are not an object")
-            # The messages are msgspec Structs (bridge/core/backend.py), read by msgspec.
-            messages = message_list(params.get("messages"))
-            request = ChatRequest.model_validate({**params, "messages": messages})
-        except (ValidationError, msgspec.ValidationError, TypeError) as exc:
+            request = chat_request(params)
+        except (msgspec.ValidationError, TypeError) as exc:
             raise RpcError(INVALID_PARAMS, f"Malformed chat request: {exc}") from None
         chat_id = str(params.get("chatId"))
         if request.countInput is not None:
@@ -254,7 +251,8 @@ class HeadlessEditor:
     def _count_input(self, chat_id: str, request: ChatRequest, asked: CountInput) -> None:
         """`countInput`: the input counted as the chat starts and told to the server; past
         `maxTokens` the chat is refused before the model is asked (docs/protocol.md)."""
-        tokens = self.model.count_tokens(input_text(request)) + asked.imageTokens
+        text, _ = counted_text(request.messages, request.tools)
+        tokens = self.model.count_tokens(text) + asked.imageTokens
         self.protocol.notify_raw(rpc.CHAT_INPUT, {"chatId": chat_id, "inputTokens": tokens})
         if 0 < asked.maxTokens < tokens:
             raise RpcError(
@@ -297,6 +295,8 @@ class HeadlessEditor:
             ready = await asyncio.wait_for(self._waiting_for_ready(), STARTUP_TIMEOUT)
         except RpcError as exc:
             await self.stop()
+            if exc.code == INVALID_PARAMS:  # lsp/server.py checks the options it is given
+                raise OptionsRefused(exc.message) from None
             raise EditorStartError(f"The language server refused to start: {exc.message}") from None
         except (asyncio.TimeoutError, EditorStartError):
             await self.stop()

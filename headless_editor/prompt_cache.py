@@ -17,11 +17,11 @@ in all (the oldest go first); there are only as many models as the editor offers
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections import deque
 
-from bridge.core.backend import ChatMessage, ChatTool, DataPart, MessagePart, TextPart, ToolCallPart
+from bridge.core.parts import ChatMessage, DataPart, MessagePart, TextPart, ToolCallPart
+from headless_editor.chat_types import ChatTool
 from headless_editor.tokens import IMAGE_TOKENS, PIECE, data_text
 
 MAX_ENTRIES = 32
@@ -93,6 +93,10 @@ def _part(units: _Units, part: MessagePart) -> None:
 
 def _data(units: _Units, part: DataPart) -> None:
     if part.mimeType.startswith("image/"):
+        # Imported for the first image: hashlib loads OpenSSL's libcrypto (~3 MiB of the idle
+        # headless editor's memory, docs/benchmarks.md), which nothing else here needs.
+        import hashlib
+
         digest = hashlib.sha256(part.data.encode("ascii", "replace")).hexdigest()[:16]
         units.mark(f"image:{part.mimeType}")
         for index in range(IMAGE_TOKENS):

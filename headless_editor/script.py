@@ -32,16 +32,14 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
-from bridge.core.backend import (
+from bridge.core.parts import (
     ChatMessage,
     EditorErrorCode,
-    MessagePart,
-    ResponsePart,
     TextPart,
     ThinkingPart,
     ToolCallPart,
-    ToolResultPart,
 )
+from headless_editor.reply_steps import EchoRequest, Fail, Pause, Reply, last_item_text
 
 
 class ScriptError(ValueError):
@@ -94,32 +92,10 @@ class ErrorReply(_Strict):
     name: str = ""
 
 
-@dataclass(frozen=True)
-class Pause:
-    """In a reply: wait this long before the next part (not a part the editor sends)."""
-
-    seconds: float
-
-
-@dataclass(frozen=True)
-class EchoRequest:
-    """In a reply: a text part holding the request as JSON (filled in by the model)."""
-
-
-@dataclass(frozen=True)
-class Fail:
-    """In a reply: the editor fails the request with this error (the reply ends there)."""
-
-    code: EditorErrorCode
-    message: str
-    name: str = ""
-
-
 ReplyPart = Annotated[
     TextReply | ThinkingReply | ToolCallReply | PauseReply | ErrorReply | RequestReply,
     Field(discriminator="type"),
 ]
-Reply = list[ResponsePart | Pause | Fail | EchoRequest]
 
 
 class Rule(_Strict):
@@ -198,35 +174,6 @@ def load_script(path: str | os.PathLike[str]) -> Script:
             f"  {_location(error['loc'])}: {_message(error['msg'])}" for error in exc.errors()
         )
         raise ScriptError(f"script {path} is invalid:\n{problems}") from None
-
-
-def last_part(messages: list[ChatMessage]) -> MessagePart | None:
-    if not messages or not messages[-1].content:
-        return None
-    return messages[-1].content[-1]
-
-
-def last_item_text(messages: list[ChatMessage]) -> str:
-    """The text of the last input item: a tool's output, or the whole last message's text."""
-    part = last_part(messages)
-    if isinstance(part, ToolResultPart):
-        return tool_result_text(part)
-    if part is None:
-        return ""
-    return "\n".join(p.value for p in messages[-1].content if isinstance(p, TextPart))
-
-
-def part_text(part: MessagePart | None) -> str:
-    """The text a rule matches: a text part's value, or a tool result's text content."""
-    if isinstance(part, TextPart):
-        return part.value
-    if isinstance(part, ToolResultPart):
-        return tool_result_text(part)
-    return ""
-
-
-def tool_result_text(part: ToolResultPart) -> str:
-    return "".join(item.value for item in part.content if isinstance(item, TextPart))
 
 
 def _reply_parts(rule: Rule, index: int, turn: int) -> Reply:

@@ -8,8 +8,8 @@ without image input. Limits are of the size Copilot reports for such models.
 
 from __future__ import annotations
 
-from bridge.core.backend import ModelCapabilities, ModelInfo
 from headless_editor.bench_model import BENCH_MODEL
+from headless_editor.chat_types import ModelCapabilities, ModelInfo
 
 
 def _model(model_id: str, name: str, family: str, output: int, images: bool = True) -> ModelInfo:

@@ -13,9 +13,8 @@ import json
 import re
 from typing import Any
 
-from bridge.core.backend import (
+from bridge.core.parts import (
     ChatMessage,
-    ChatRequest,
     ResponsePart,
     TextPart,
     ThinkingPart,
@@ -23,8 +22,9 @@ from bridge.core.backend import (
     ToolResultPart,
 )
 from bridge.core.turn_notes import without_turn_note
+from headless_editor.chat_types import ChatRequest
 from headless_editor.placeholders import placeholder_input, placeholder_value
-from headless_editor.script import Reply, last_part, part_text, tool_result_text
+from headless_editor.reply_steps import Reply, last_part, part_text, tool_result_text
 
 _ECHO_CHARS = 200
 _SNIPPET_CHARS = 40  # the most prompt text that thinking repeats

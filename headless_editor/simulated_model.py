@@ -14,15 +14,14 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import copy
 import json
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from bridge.core.backend import (
-    ChatRequest,
+from bridge.core.parts import (
     DataPart,
     EditorError,
-    ModelInfo,
     ResponsePart,
     TextPart,
     ThinkingPart,
@@ -30,11 +29,12 @@ from bridge.core.backend import (
 )
 from bridge.core.turn_notes import without_turn_note
 from headless_editor.bench_model import BENCH_MODEL, bench_reply
+from headless_editor.chat_types import ChatRequest, ModelInfo, request_json
 from headless_editor.copilot import Seen, copilot_view, rules_on_by_env
 from headless_editor.copilot.errors import RESPONSE_TOO_LONG, provider_error
 from headless_editor.placeholders import placeholder_input
 from headless_editor.prompt_cache import PromptCache
-from headless_editor.script import EchoRequest, Fail, Pause, Reply, Script
+from headless_editor.reply_steps import EchoRequest, Fail, Pause, Reply
 from headless_editor.sim_models import MODELS, THINKING_MODELS
 from headless_editor.sim_replies import default_reply, thinking
 from headless_editor.tokens import (
@@ -44,6 +44,9 @@ from headless_editor.tokens import (
     count_tool_tokens,
     split_tokens,
 )
+
+if TYPE_CHECKING:  # scripts are read with pydantic: imported only for `serve --script`
+    from headless_editor.script import Script
 
 __all__ = ["MODELS", "SimulatedModel", "placeholder_input"]
 _CHUNK_TOKENS = 2  # tokens per streamed text part: a word or two
@@ -58,7 +61,7 @@ class SimulatedModel:
         self.prompt_cache = PromptCache()
 
     def models(self) -> list[ModelInfo]:
-        return [model.model_copy() for model in MODELS]
+        return [copy.deepcopy(model) for model in MODELS]
 
     def count_tokens(self, text: str) -> int:
         return count_tokens(text)
@@ -101,7 +104,7 @@ class SimulatedModel:
             if isinstance(part, Fail):
                 raise EditorError(part.code, part.message, part.name)
             if isinstance(part, EchoRequest):
-                part = TextPart(value=sent.model_dump_json(exclude_none=True))
+                part = TextPart(value=request_json(sent))
             for piece in output.emit(part):
                 await asyncio.sleep(0)  # a point where a cancelled request stops
                 yield piece

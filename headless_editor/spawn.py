@@ -1,7 +1,7 @@
 """Spawning the language server, kept free of heavy imports.
 
 `maestro-bridge serve` calls this first, before it checks its flags and imports the editor and
-the simulated model (bridge/cli.py), so the language server's own imports (lsprotocol,
+the simulated model (bridge/serve_run.py), so the language server's own imports (lsprotocol,
 aiohttp: most of the start-up time) run on the other core at the same time as those, instead
 of after them.
 """

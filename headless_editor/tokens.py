@@ -8,7 +8,8 @@ import json
 import re
 from typing import Any
 
-from bridge.core.backend import ChatMessage, ChatTool, DataPart, MessagePart, TextPart, ToolCallPart
+from bridge.core.parts import ChatMessage, DataPart, MessagePart, TextPart, ToolCallPart
+from headless_editor.chat_types import ChatTool
 
 # A token is a word piece of at most 4 characters or one punctuation character. The whitespace
 # before it rides along, so the pieces of a text concatenate back to exactly that text.

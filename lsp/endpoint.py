@@ -55,8 +55,9 @@ class HttpEndpoint:
 
     async def start(self) -> None:
         """Returns at once; binding (and standing by) goes on in a task until `stop`."""
+        settings = self._settings
         try:
-            check_bind(self._settings)
+            check_bind(settings.host, allow_remote=settings.allowRemote, api_key=settings.apiKey)
         except BindRefused as exc:
             self._fail(str(exc))
             return

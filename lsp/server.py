@@ -20,11 +20,12 @@ from lsp import rpc
 from lsp.editor_backend import EditorBackend
 from lsp.editor_tools import EditorToolHost
 from lsp.endpoint import HttpEndpoint
+from lsp.raw_messages import RawMessagesMixin
 
 log = logging.getLogger(__name__)
 
 
-class MaestroProtocol(rpc.RawMessagesMixin, LanguageServerProtocol):  # type: ignore[misc]
+class MaestroProtocol(RawMessagesMixin, LanguageServerProtocol):  # type: ignore[misc]
     @lsp_method(types.INITIALIZE)
     def lsp_initialize(self, params: types.InitializeParams) -> Any:
         result = yield from super().lsp_initialize(params)

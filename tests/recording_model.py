@@ -11,14 +11,8 @@ import contextlib
 from collections.abc import AsyncIterator
 from typing import Any
 
-from bridge.core.backend import (
-    ChatRequest,
-    DataPart,
-    EditorError,
-    ModelInfo,
-    ResponsePart,
-    TextPart,
-)
+from bridge.core.parts import DataPart, EditorError, ResponsePart, TextPart
+from headless_editor.chat_types import ChatRequest, ModelInfo
 from headless_editor.editor import HeadlessEditor
 from headless_editor.script import Script
 from headless_editor.simulated_model import SimulatedModel

@@ -22,7 +22,8 @@ from bench.dialects import DIALECTS, Dialect
 from bench.figures import QUICK, Results, figures
 from bench.load import PartCounter
 from bench.table import table
-from bridge.core.backend import ChatMessage, ChatRequest, DataPart, TextPart
+from bridge.core.parts import ChatMessage, DataPart, TextPart
+from headless_editor.chat_types import ChatRequest
 from headless_editor.simulated_model import SimulatedModel
 
 REPO_ROOT = Path(__file__).resolve().parents[1]

@@ -31,7 +31,7 @@ from bridge.responses.events import ResponseEventBuilder
 from bridge.responses.request import parse_create_request
 from bridge.responses.response_object import new_response, usage_object
 from bridge.responses.tools import plan_request_tools
-from headless_editor.script import last_item_text
+from headless_editor.reply_steps import last_item_text
 
 FIXTURES = Path(__file__).parent / "fixtures" / "clients"
 

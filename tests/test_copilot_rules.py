@@ -12,19 +12,17 @@ from typing import Any
 
 import pytest
 
-from bridge.core.backend import (
+from bridge.core.parts import (
     ChatMessage,
-    ChatRequest,
-    ChatTool,
     DataPart,
     EditorError,
     MessagePart,
-    ModelInfo,
     ResponsePart,
     TextPart,
     ToolCallPart,
     ToolResultPart,
 )
+from headless_editor.chat_types import ChatRequest, ChatTool, ModelInfo
 from headless_editor.copilot import PERMISSIVE_ENV, copilot_view, model_options, rules_on_by_env
 from headless_editor.copilot.draft7 import draft7_problem
 from headless_editor.copilot.images import refusal, size, sniff

@@ -18,7 +18,7 @@ import pytest
 from recording_model import RecordingModel, running_editor
 
 from bridge.core.backend import CountInput
-from bridge.core.token_limits import input_text
+from bridge.core.counted_text import counted_text
 from headless_editor.tokens import count_tokens
 
 TIMEOUT = aiohttp.ClientTimeout(total=60)
@@ -114,7 +114,7 @@ async def test_an_input_that_fits_is_counted_once_and_answered(editor: Running, 
     asked = CountInput(maxTokens=WINDOW, imageTokens=0) if editor.counts else None
     assert request.countInput == asked
     # Counted once, and not again for the usage (Messages' max_tokens counts the output too).
-    assert model.counted.count(input_text(request)) == 1
+    assert model.counted.count(counted_text(request.messages, request.tools)[0]) == 1
 
 
 async def test_message_start_states_the_editors_count() -> None:
@@ -135,5 +135,5 @@ async def test_message_start_states_the_editors_count() -> None:
         (request,) = model.requests
         assert request.countInput == CountInput(maxTokens=0, imageTokens=0)  # count, never refuse
         (counted,) = model.counted  # the editor's one count, as the chat started
-        assert counted == input_text(request)
+        assert counted == counted_text(request.messages, request.tools)[0]
         assert start["message"]["usage"]["input_tokens"] == count_tokens(counted)

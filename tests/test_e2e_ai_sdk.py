@@ -25,7 +25,8 @@ from node_clients import NODE_TIMEOUT, node_env_with
 from recording_model import RecordingModel, running_editor
 from spec_validation import validate_response, validate_stream
 
-from bridge.core.backend import ChatRequest, TextPart, ToolCallPart, ToolResultPart
+from bridge.core.parts import TextPart, ToolCallPart, ToolResultPart
+from headless_editor.chat_types import ChatRequest
 from headless_editor.script import Script
 
 CLIENT = REPO_ROOT / "tests" / "node" / "ai_sdk_client.cjs"

@@ -12,7 +12,8 @@ from bridge.anthropic.errors import anthropic_error_body
 from bridge.core.backend import ChatMessage, EditorError, TextPart
 from bridge.core.editor_failures import classify, retry_after_seconds
 from bridge.core.errors import ApiError, from_editor, from_failure_code
-from headless_editor.script import Fail, Script
+from headless_editor.reply_steps import Fail
+from headless_editor.script import Script
 from lsp.editor_backend import editor_error
 
 

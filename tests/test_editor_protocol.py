@@ -13,7 +13,8 @@ import pytest
 from recording_model import RecordingModel
 from spec_validation import parse_sse, validate_stream
 
-from bridge.core.backend import EditorError, ModelInfo
+from bridge.core.parts import EditorError
+from headless_editor.chat_types import ModelInfo
 from headless_editor.editor import EditorStartError, HeadlessEditor
 from headless_editor.simulated_model import SimulatedModel
 

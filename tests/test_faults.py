@@ -21,7 +21,8 @@ from conftest import REPO_ROOT, StartServer, is_running
 from processes import run
 from spec_validation import parse_sse, validate_stream
 
-from bridge.core.backend import ChatRequest, EditorError, ModelInfo, ResponsePart, TextPart
+from bridge.core.parts import EditorError, ResponsePart, TextPart
+from headless_editor.chat_types import ChatRequest, ModelInfo
 from headless_editor.editor import HeadlessEditor
 from headless_editor.script import Script
 from headless_editor.simulated_model import SimulatedModel

@@ -16,7 +16,8 @@ import pytest
 from conftest import BridgeServer
 from spec_validation import parse_sse, validate_stream
 
-from bridge.core.backend import ChatRequest, ModelInfo, ResponsePart, TextPart
+from bridge.core.parts import ResponsePart, TextPart
+from headless_editor.chat_types import ChatRequest, ModelInfo
 from headless_editor.editor import HeadlessEditor
 from headless_editor.script import Script
 from headless_editor.simulated_model import SimulatedModel

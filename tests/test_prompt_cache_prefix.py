@@ -22,8 +22,9 @@ from recording_model import RecordingModel, running_editor
 from test_websocket_editor import turn
 
 from bench.cache_sessions import DIALECTS, SESSIONS, Session, varied_session
-from bridge.core.backend import ChatMessage, ChatRequest
+from bridge.core.parts import ChatMessage
 from bridge.core.turn_notes import is_turn_note, without_turn_note
+from headless_editor.chat_types import ChatRequest
 
 TURNS = 6
 
@@ -59,9 +60,7 @@ def _assert_prefix(requests: list[ChatRequest], dialect: str, whole: bool) -> No
     for number in range(1, len(requests)):
         earlier, later = requests[number - 1], requests[number]
         label = f"{dialect}: turn {number} -> {number + 1}"
-        assert [t.model_dump_json() for t in earlier.tools] == [
-            t.model_dump_json() for t in later.tools
-        ], label
+        assert msgspec.json.encode(earlier.tools) == msgspec.json.encode(later.tools), label
         history = _wire(without_turn_note(earlier.messages))
         if whole:
             assert history == _wire(earlier.messages), f"{label}: a note where none is due"

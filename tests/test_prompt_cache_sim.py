@@ -8,16 +8,9 @@ import json
 
 import pytest
 
-from bridge.core.backend import (
-    ChatMessage,
-    ChatRequest,
-    ChatTool,
-    DataPart,
-    TextPart,
-    ToolCallPart,
-    ToolResultPart,
-)
+from bridge.core.parts import ChatMessage, DataPart, TextPart, ToolCallPart, ToolResultPart
 from headless_editor import prompt_cache
+from headless_editor.chat_types import ChatRequest, ChatTool
 from headless_editor.prompt_cache import PromptCache, common_prefix_chars, rendered, unit_count
 from headless_editor.simulated_model import SimulatedModel
 from headless_editor.tokens import count_message_tokens, count_tool_tokens

@@ -16,7 +16,8 @@ from bridge.core.backend import (
     ToolCallPart,
     ToolResultPart,
 )
-from headless_editor.script import Fail, Script, ScriptError, load_script
+from headless_editor.reply_steps import Fail
+from headless_editor.script import Script, ScriptError, load_script
 
 
 def write(tmp_path: Path, content: Any) -> Path:

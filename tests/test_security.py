@@ -231,12 +231,12 @@ def test_loopback_names() -> None:
 
 
 def test_non_loopback_bind_needs_allow_remote_and_a_key() -> None:
-    check_bind(BridgeSettings(host="127.0.0.1"))
+    check_bind("127.0.0.1", allow_remote=False, api_key=None)
     with pytest.raises(BindRefused, match="--allow-remote"):
-        check_bind(BridgeSettings(host="0.0.0.0", apiKey="k"))
+        check_bind("0.0.0.0", allow_remote=False, api_key="k")
     with pytest.raises(BindRefused, match="API key"):
-        check_bind(BridgeSettings(host="0.0.0.0", allowRemote=True))
-    check_bind(BridgeSettings(host="0.0.0.0", allowRemote=True, apiKey="k"))
+        check_bind("0.0.0.0", allow_remote=True, api_key=None)
+    check_bind("0.0.0.0", allow_remote=True, api_key="k")
 
 
 @pytest.mark.parametrize(

@@ -10,10 +10,8 @@ from typing import Any
 import jsonschema
 import pytest
 
-from bridge.core.backend import (
+from bridge.core.parts import (
     ChatMessage,
-    ChatRequest,
-    ChatTool,
     DataPart,
     EditorError,
     ResponsePart,
@@ -22,6 +20,7 @@ from bridge.core.backend import (
     ToolCallPart,
     ToolResultPart,
 )
+from headless_editor.chat_types import ChatRequest, ChatTool
 from headless_editor.script import Script
 from headless_editor.simulated_model import MODELS, SimulatedModel, placeholder_input
 from headless_editor.tokens import (

@@ -4,7 +4,8 @@ Start-up time and idle memory are mostly the modules imported (docs/benchmarks.m
 and "RSS idle"): what only some requests need is imported when one comes. Each process of
 `serve` is rebuilt here in a fresh interpreter by the same calls that start it: the language
 server (`maestro-bridge lsp`: its server and its HTTP application) and the headless editor
-(`serve`'s flags checked, the editor built). Speed itself is measured in bench/, not here.
+(`serve`'s flags checked, the editor built, a chat answered). Speed itself is measured in
+bench/, not here.
 """
 
 from __future__ import annotations
@@ -12,10 +13,11 @@ from __future__ import annotations
 import json
 import os
 import sys
+import urllib.request
 import uuid
 from pathlib import Path
 
-from conftest import REPO_ROOT
+from conftest import REPO_ROOT, running_bridge_server
 from processes import SESSION_ENV, environ, is_running, kill_tree, process_table, run
 
 # Only a request that needs them imports these (each named with who needs it).
@@ -36,9 +38,35 @@ LATER = {
     "headless_editor.py_analysis": "the simulated editor's language tools",
 }
 
-_LANGUAGE_SERVER = """
+# What the headless editor's process never needs: the language server runs the HTTP endpoint
+# and checks the options (`serve`'s flags); the editor's types are msgspec Structs
+# (headless_editor/chat_types.py, bridge/core/parts.py). Each costs its idle memory.
+NOT_IN_THE_EDITOR = {
+    "pydantic": "the bridge's settings and request models (7-12 MiB)",
+    "pydantic_core": "pydantic",
+    "bridge.settings": "the language server checks the options",
+    "bridge.core.backend": "the bridge's pydantic models (bridge/core/parts.py has the parts)",
+    "headless_editor.script": "`serve --script` only (read with pydantic)",
+    "aiohttp": "the language server's HTTP endpoint",
+    "pygls": "the language server",
+    "lsprotocol": "the language server",
+    "attrs": "pygls's message classes (lsp/raw_messages.py)",
+    "sqlite3": "the usage ledger: the language server writes it, `maestro-bridge usage` reads it",
+    "hashlib": "an image in a prompt (headless_editor/prompt_cache.py): OpenSSL's libcrypto",
+}
+# Neither process speaks TLS (bridge/plain_http.py): ssl and OpenSSL's libssl stay unloaded.
+NO_TLS = {"ssl", "_ssl"}
+
+# Both rebuilds list the modules imported (not those refused: bridge/plain_http.py).
+_LOADED = "print(json.dumps(sorted(name for name, module in sys.modules.items() if module)))"
+
+_LANGUAGE_SERVER = (
+    """
 import json, sys
 import bridge.cli  # what `maestro-bridge lsp` runs
+from bridge.plain_http import without_tls
+
+without_tls()  # as main() does
 from lsp.main import configure_logging
 from lsp.server import create_server
 from bridge.http.app import create_app
@@ -48,21 +76,40 @@ configure_logging()
 server = create_server()
 settings = BridgeSettings.from_options({"port": 0, "usage": {"database": sys.argv[1]}})
 create_app(server.backend, settings, server.tools)
-print(json.dumps(sorted(sys.modules)))
 """
+    + _LOADED
+)
 
-_HEADLESS_EDITOR = """
+_HEADLESS_EDITOR = (
+    """
 import json, sys
-from bridge.cli import _parser, _prepare_headless
+from bridge.cli import _parser
+from bridge.plain_http import without_tls
+
+without_tls()  # as main() does
 
 args = _parser().parse_args(["serve", "--port", "0", "--usage-db", sys.argv[1]])
-prepared = _prepare_headless(args)
+from bridge.serve_run import prepare_headless
+
+prepared = prepare_headless(args)
 from bridge.stop_signals import install_stop_handlers
 from headless_editor.editor import HeadlessEditor
 
 HeadlessEditor(script=prepared.script)
-print(json.dumps(sorted(sys.modules)))
+
+import asyncio
+from headless_editor.chat_types import chat_request
+from headless_editor.simulated_model import SimulatedModel
+
+async def answer():
+    text = {"type": "text", "value": "hi"}
+    request = chat_request({"model": "sim-echo", "messages": [{"role": "user", "content": [text]}]})
+    return [part async for part in SimulatedModel().respond(request)]
+
+assert asyncio.run(answer())
 """
+    + _LOADED
+)
 
 
 def _modules(code: str, usage_db: Path) -> set[str]:
@@ -87,6 +134,7 @@ def test_the_language_server_starts_without_what_only_some_requests_need(
     # The rebuild is what starts the endpoint: aiohttp, the dialects, pygls are all there.
     assert {"aiohttp.web", "bridge.http.app", "bridge.anthropic.routes", "pygls"} <= modules
     assert _too_early(modules) == []
+    assert NO_TLS & modules == set()
 
 
 def test_the_headless_editor_starts_without_what_only_some_requests_need(
@@ -95,6 +143,45 @@ def test_the_headless_editor_starts_without_what_only_some_requests_need(
     modules = _modules(_HEADLESS_EDITOR, tmp_path / "usage.sqlite")
     assert {"headless_editor.editor", "headless_editor.simulated_model"} <= modules
     assert _too_early(modules) == []
+
+
+def test_the_headless_editor_runs_without_the_language_servers_libraries(
+    tmp_path: Path,
+) -> None:
+    modules = _modules(_HEADLESS_EDITOR, tmp_path / "usage.sqlite")
+    assert "msgspec" in modules  # the rebuild ran: it decoded a request and answered it
+    unneeded = [f"{name} ({why})" for name, why in NOT_IN_THE_EDITOR.items() if name in modules]
+    assert unneeded == []
+    assert NO_TLS & modules == set()
+
+
+def _imported(stderr: str) -> set[str]:
+    """The modules named by `-X importtime` lines (both processes write to the same stderr)."""
+    return {
+        line.split("|")[2].strip()
+        for line in stderr.splitlines()
+        if line.startswith("import time:") and line.count("|") == 2
+    }
+
+
+def test_serve_and_its_language_server_answer_without_tls() -> None:
+    """The real thing, started as users start it (main() refuses ssl in both processes): it
+    answers a chat, and neither process imported ssl on the way."""
+    with running_bridge_server(env={"PYTHONPROFILEIMPORTTIME": "1"}) as server:
+        body = json.dumps({"model": "sim-echo", "messages": [{"role": "user", "content": "hi"}]})
+        request = urllib.request.Request(
+            f"{server.base_url}/chat/completions",
+            data=body.encode(),
+            headers={"Content-Type": "application/json"},
+        )
+        with urllib.request.urlopen(request, timeout=30) as reply:
+            assert "You said: hi" in json.loads(reply.read())["choices"][0]["message"]["content"]
+        imported = _imported(server.stderr_text())
+    # Both processes' imports are there: the editor's and the language server's.
+    assert {"headless_editor.editor", "lsp.server", "aiohttp.web"} <= imported
+    # `-X importtime` lists a refused import too (asyncio tries `ssl`, and is refused): `_ssl`,
+    # the first thing ssl.py imports (OpenSSL's libssl), is there only if ssl.py ran.
+    assert "ssl" in imported and "_ssl" not in imported
 
 
 def _marked_processes(marker: str) -> list[int]:

@@ -19,7 +19,8 @@ import pytest
 from recording_model import RecordingModel, running_editor
 from spec_validation import validate_stream, validate_websocket_error
 
-from bridge.core.backend import ChatRequest, EditorError, TextPart
+from bridge.core.parts import EditorError, TextPart
+from headless_editor.chat_types import ChatRequest
 
 WAIT = 20.0  # against hangs only
 

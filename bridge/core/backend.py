@@ -3,12 +3,14 @@
 The types mirror the editor's Language Model API (VS Code's `vscode.lm`), because that is
 what runs on the other side: messages are user/assistant only, tool calls arrive whole,
 binary data travels as base64. The same shapes go over the wire in `docs/protocol.md`.
+The parts, messages and errors live in bridge/core/parts.py (free of pydantic, for the
+headless editor's process) and are re-exported here with the types only the bridge uses.
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator, Callable
-from typing import Annotated, Any, ClassVar, Literal, Protocol
+from typing import Annotated, Any, Literal, Protocol
 
 import msgspec
 from pydantic import (
@@ -19,6 +21,45 @@ from pydantic import (
     PlainSerializer,
     PrivateAttr,
 )
+
+from bridge.core.parts import (
+    INPUT_TOO_LONG,
+    ChatMessage,
+    CountInput,
+    DataPart,
+    EditorError,
+    EditorErrorCode,
+    MessagePart,
+    ResponsePart,
+    TextPart,
+    ThinkingPart,
+    ToolCallPart,
+    ToolResultPart,
+    message_list,
+    response_parts,
+)
+
+__all__ = [
+    "INPUT_TOO_LONG",
+    "Backend",
+    "ChatMessage",
+    "ChatRequest",
+    "ChatTool",
+    "CountInput",
+    "DataPart",
+    "EditorError",
+    "EditorErrorCode",
+    "MessagePart",
+    "ModelCapabilities",
+    "ModelInfo",
+    "ResponsePart",
+    "TextPart",
+    "ThinkingPart",
+    "ToolCallPart",
+    "ToolResultPart",
+    "message_list",
+    "response_parts",
+]
 
 
 class _Wire(BaseModel):
@@ -45,82 +86,10 @@ class ModelInfo(_Wire):
     capabilities: ModelCapabilities = Field(default_factory=ModelCapabilities)
 
 
-# The parts and messages are msgspec Structs, not pydantic models or dataclasses: a long
-# conversation is thousands of them, built on every request, and a Struct costs ~0.1 us to
-# create against ~0.6 us for a dataclass and 1.5-3 us for a pydantic model (docs/benchmarks.md,
-# the history sweep). Their encoding is their wire shape (docs/protocol.md): the tag `type`
-# first, and `name`/`id` only when set. Unknown keys from the editor are ignored.
-# `gc=False`: the collector does not track them (a long history's thousands of them made it
-# run full passes mid-request); they hold only strings and JSON values, so no cycle.
-class TextPart(msgspec.Struct, kw_only=True, gc=False, tag_field="type", tag="text"):
-    type: ClassVar[Literal["text"]] = "text"  # the tag, as an attribute too
-    value: str
-
-
-class DataPart(msgspec.Struct, kw_only=True, gc=False, tag_field="type", tag="data"):
-    """Binary data (an image, or JSON such as Copilot's `usage`), base64 encoded."""
-
-    type: ClassVar[Literal["data"]] = "data"  # the tag, as an attribute too
-    mimeType: str
-    data: str
-
-
-class ToolCallPart(msgspec.Struct, kw_only=True, gc=False, tag_field="type", tag="toolCall"):
-    type: ClassVar[Literal["toolCall"]] = "toolCall"  # the tag, as an attribute too
-    callId: str
-    name: str
-    input: dict[str, Any] = msgspec.field(default_factory=dict)
-
-
-class ToolResultPart(msgspec.Struct, kw_only=True, gc=False, tag_field="type", tag="toolResult"):
-    type: ClassVar[Literal["toolResult"]] = "toolResult"  # the tag, as an attribute too
-    callId: str
-    content: list[TextPart | DataPart] = msgspec.field(default_factory=list)
-
-
-class ThinkingPart(
-    msgspec.Struct, kw_only=True, tag_field="type", tag="thinking", omit_defaults=True
-):
-    type: ClassVar[Literal["thinking"]] = "thinking"  # the tag, as an attribute too
-    value: str
-    id: str | None = None
-
-
-MessagePart = TextPart | DataPart | ToolCallPart | ToolResultPart
-ResponsePart = TextPart | DataPart | ToolCallPart | ThinkingPart
-
-
-class ChatMessage(msgspec.Struct, kw_only=True, gc=False, omit_defaults=True):
-    role: Literal["user", "assistant"]
-    content: list[MessagePart]
-    name: str | None = None
-
-
-def response_parts(raw: Any) -> list[ResponsePart]:
-    """Parts from the editor (decoded JSON) as typed parts; msgspec.ValidationError if one is
-    malformed."""
-    return msgspec.convert(raw, list[ResponsePart])
-
-
-def message_list(raw: Any) -> list[ChatMessage]:
-    """Chat messages from decoded JSON (the editor's side of `maestro/chat`)."""
-    return msgspec.convert(raw, list[ChatMessage])
-
-
 class ChatTool(_Wire):
     name: str
     description: str = ""
     inputSchema: dict[str, Any] | None = None
-
-
-class CountInput(msgspec.Struct, kw_only=True, gc=False):
-    """Asks the editor to count the chat's input as it starts the chat (docs/protocol.md,
-    "Counting the input"): it adds `imageTokens` (the bridge's estimate of the images, which
-    the editor's counter does not see), tells the count, and refuses past `maxTokens` (0: it
-    only tells)."""
-
-    maxTokens: int
-    imageTokens: int = 0
 
 
 class InputCount:
@@ -184,27 +153,6 @@ class ChatRequest(_Wire):
     @rebuild_for.setter
     def rebuild_for(self, rebuild: Callable[[ModelInfo], ChatRequest] | None) -> None:
         self._rebuild_for = rebuild
-
-
-# The error name of a chat refused because its input cannot fit (`countInput.maxTokens`).
-INPUT_TOO_LONG = "InputTooLong"
-
-EditorErrorCode = Literal["NotFound", "NoPermissions", "Blocked", "Unavailable", "Timeout", "Other"]
-
-
-class EditorError(Exception):
-    """A failure reported by the editor (or the loss of the editor itself)."""
-
-    def __init__(
-        self, code: EditorErrorCode, message: str, name: str = "", input_tokens: int | None = None
-    ) -> None:
-        super().__init__(message)
-        self.code: EditorErrorCode = code
-        self.message = message
-        # The provider's own error name (`Error.name`: Copilot's `ChatQuotaExceeded`,
-        # `ChatRateLimited`...), which says more than the code; "" when it gave none.
-        self.name = name
-        self.input_tokens = input_tokens  # the editor's count, when it refused the input
 
 
 class Backend(Protocol):

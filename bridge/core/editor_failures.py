@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from bridge.core.backend import INPUT_TOO_LONG, EditorError, EditorErrorCode
+from bridge.core.parts import INPUT_TOO_LONG, EditorError, EditorErrorCode
 
 FailureKind = Literal[
     "quota",  # the user's Copilot quota or credits are spent: retrying does not help

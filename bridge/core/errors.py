@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from bridge.core.backend import EditorErrorCode
 from bridge.core.editor_failures import Failure, classify
+from bridge.core.parts import EditorErrorCode
 
 # Editor failure -> (HTTP status, OpenAI error type, error code).
 EDITOR_ERRORS: dict[EditorErrorCode, tuple[int, str, str]] = {

@@ -15,7 +15,7 @@ import binascii
 import math
 import struct
 
-from bridge.core.backend import ChatMessage, DataPart, ToolResultPart
+from bridge.core.parts import ChatMessage, DataPart, ToolResultPart
 
 MIN_IMAGE_TOKENS = 85
 MAX_IMAGE_TOKENS = 1600

@@ -24,10 +24,12 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from bridge.core.backend import ModelInfo
 from bridge.core.errors import ApiError
+
+if TYPE_CHECKING:  # `serve` parses its --model-alias flags here without the bridge's types
+    from bridge.core.backend import ModelInfo
 
 log = logging.getLogger(__name__)
 

@@ -25,9 +25,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Awaitable, Callable
-from typing import Any
 
-import msgspec
 from msgspec.structs import replace
 
 from bridge.core.backend import (
@@ -43,55 +41,19 @@ from bridge.core.backend import (
     ToolCallPart,
     ToolResultPart,
 )
+from bridge.core.counted_text import counted_text
 from bridge.core.errors import ApiError
-from bridge.core.image_tokens import data_part_tokens, messages_image_tokens
+from bridge.core.image_tokens import messages_image_tokens
 
 log = logging.getLogger(__name__)
 
 Counter = Callable[[str], Awaitable[int]]
-_COMPACT = msgspec.json.Encoder()
-_PYTHON_TEXT = json.JSONEncoder(ensure_ascii=False).encode  # what msgspec cannot write
-
-
-def _as_text(value: Any) -> str:
-    """A tool call's input or a schema as the model reads it: compact JSON, as VS Code
-    sends it (`JSON.stringify`); msgspec writes the thousands of a long history in C."""
-    try:
-        return _COMPACT.encode(value).decode()
-    except (UnicodeEncodeError, TypeError, ValueError, OverflowError):
-        return _PYTHON_TEXT(value)
+_PYTHON_TEXT = json.JSONEncoder(ensure_ascii=False).encode  # the spaced form of an output call
 
 
 def input_text(chat: ChatRequest) -> str:
     """What the model reads, as text for the token counter: messages, then the tools."""
-    return _text_and_images(chat)[0]
-
-
-def _text_and_images(chat: ChatRequest) -> tuple[str, int]:
-    """The counted text and the images' estimate (bridge/core/image_tokens.py), in one pass
-    over every part: a long history is thousands of them, on every request."""
-    texts: list[str] = []
-    add = texts.append
-    images = 0
-    for message in chat.messages:
-        for part in message.content:
-            kind = type(part)
-            if kind is TextPart:
-                add(part.value)  # type: ignore[union-attr]
-            elif kind is ToolResultPart:
-                for inner in part.content:  # type: ignore[union-attr]
-                    if type(inner) is TextPart:
-                        add(inner.value)
-                    else:
-                        images += data_part_tokens(inner)  # type: ignore[arg-type]
-            elif kind is ToolCallPart:
-                add(f"{part.name} {_as_text(part.input)}")  # type: ignore[union-attr]
-            else:
-                images += data_part_tokens(part)  # type: ignore[arg-type]
-    for tool in chat.tools:
-        schema = _as_text(tool.inputSchema) if tool.inputSchema else ""
-        add(f"{tool.name} {tool.description} {schema}")
-    return "\n".join(texts), images
+    return counted_text(chat.messages, chat.tools)[0]
 
 
 async def chat_input_tokens(backend: Backend, chat: ChatRequest) -> int:
@@ -122,7 +84,7 @@ def limit_context(chat: ChatRequest, model: ModelInfo, param: str = "input") -> 
     if _more_characters(chat, window):
         images = messages_image_tokens(chat.messages)  # a long history: it may not fit
     else:
-        text, images = _text_and_images(chat)
+        text, images = counted_text(chat.messages, chat.tools)
         if _bytes(text) + images <= window:
             return  # it fits for certain
     chat.countInput = CountInput(maxTokens=window, imageTokens=images)

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from msgspec.structs import replace
 
-from bridge.core.backend import ChatMessage, MessagePart, TextPart
+from bridge.core.parts import ChatMessage, MessagePart, TextPart
 
 HEADER = "Instructions for this answer:"
 

@@ -1,14 +1,13 @@
 """Which addresses the endpoint may listen on (checked before anything is bound).
 
-Kept free of aiohttp: `maestro-bridge serve` checks the bind in the headless editor's process,
-which must not pay for importing the HTTP server it does not run.
+Kept free of aiohttp and of the settings (pydantic): `maestro-bridge serve` checks the bind
+from its flags in the headless editor's process, which must not pay for importing what only the
+language server runs (start-up time, idle memory).
 """
 
 from __future__ import annotations
 
 import ipaddress
-
-from bridge.settings import BridgeSettings
 
 
 class BindRefused(ValueError):
@@ -31,18 +30,19 @@ def is_loopback_host(host: str) -> bool:
     return address.is_loopback
 
 
-def check_bind(settings: BridgeSettings) -> None:
-    """Refuse a non-loopback bind unless remote access was asked for and a key is set."""
-    if is_loopback_host(settings.host):
+def check_bind(host: str, *, allow_remote: bool, api_key: str | None) -> None:
+    """Refuse a non-loopback bind unless remote access was asked for and a key is set (the
+    settings host, allowRemote and apiKey)."""
+    if is_loopback_host(host):
         return
-    if not settings.allowRemote:
+    if not allow_remote:
         raise BindRefused(
-            f"Refusing to listen on {settings.host!r}: other machines could use your models. "
+            f"Refusing to listen on {host!r}: other machines could use your models. "
             "Bind a loopback address, or ask for remote access explicitly (--allow-remote, "
             "initialization option allowRemote) and set an API key."
         )
-    if not settings.apiKey:
+    if not api_key:
         raise BindRefused(
-            f"Refusing to listen on {settings.host!r} without an API key: set one "
+            f"Refusing to listen on {host!r} without an API key: set one "
             "(--api-key or MAESTRO_BRIDGE_API_KEY, initialization option apiKey)."
         )

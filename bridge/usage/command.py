@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sqlite3
 import sys
 from datetime import date
 from pathlib import Path
@@ -110,6 +109,8 @@ def render(body: dict[str, Any]) -> str:
 
 
 def run_usage(args: argparse.Namespace) -> int:
+    import sqlite3  # imported by the command that reads the file (not by `serve`'s options)
+
     from bridge.settings import UsageSettings
 
     path = UsageSettings(database=args.usage_db or "").path()

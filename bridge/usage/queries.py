@@ -6,14 +6,15 @@ the same answer."""
 from __future__ import annotations
 
 import math
-import sqlite3
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from bridge.usage.ledger import open_for_reading
 from bridge.usage.rows import COLUMNS, TOOL_COLUMNS
+
+if TYPE_CHECKING:  # the queries are given a connection; `serve`'s flags need none
+    import sqlite3
 
 DEFAULT_DAYS = 30
 MAX_RECENT = 200
@@ -223,6 +224,8 @@ def tokens_used(
 
 def read_summary(path: Path, span: Span, recent: int) -> dict[str, Any]:
     """The summary from the file (an absent file is an empty ledger)."""
+    from bridge.usage.ledger import open_for_reading  # sqlite3: `usage` reads, `serve` needs none
+
     conn = open_for_reading(path)
     try:
         return summary(conn, span, recent)

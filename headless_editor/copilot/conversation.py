@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from bridge.core.backend import (
+from bridge.core.parts import (
     ChatMessage,
     DataPart,
     MessagePart,

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 
-from bridge.core.backend import EditorError
+from bridge.core.parts import EditorError
 
 ERROR_NAME = "Error"  # a plain JavaScript Error's name
 

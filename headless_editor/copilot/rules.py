@@ -14,7 +14,10 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from bridge.core.backend import ChatRequest, DataPart, ModelInfo, ToolResultPart
+from msgspec.structs import replace
+
+from bridge.core.parts import DataPart, ToolResultPart
+from headless_editor.chat_types import ChatRequest, ModelInfo
 from headless_editor.copilot import errors
 from headless_editor.copilot.conversation import (
     Rendered,
@@ -56,7 +59,7 @@ def copilot_view(request: ChatRequest, model: ModelInfo) -> Seen:
     if request.toolMode == "required" and len(request.tools) > 1:
         raise errors.provider_error(errors.REQUIRED_WITH_MANY)
     _upstream_checks(rendered, request, model)
-    seen = request.model_copy(update={"messages": seen_messages(rendered), "modelOptions": options})
+    seen = replace(request, messages=seen_messages(rendered), modelOptions=options)
     effort = request.modelConfiguration.get("reasoningEffort")
     return Seen(seen, effort if isinstance(effort, str) else None, _output_limit(options, model))
 

@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from bridge.core.backend import ChatTool
+from headless_editor.chat_types import ChatTool
 from headless_editor.copilot.draft7 import draft7_problem
 
 TOP_LEVEL_REFUSED = ("oneOf", "anyOf", "allOf", "not", "if", "then", "else")
