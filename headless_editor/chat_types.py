@@ -1,10 +1,11 @@
-"""The editor's side of the models and chat requests (docs/protocol.md), as msgspec Structs.
+"""The editor's side of the chat requests (docs/protocol.md), as a msgspec Struct.
 
-The bridge has pydantic twins of these in bridge/core/backend.py (its requests carry notes of
-its own, never sent). The headless editor decodes what reaches it with these instead, so its
+The bridge's ChatRequest (bridge/core/backend.py) is a pydantic model carrying notes of its
+own, never sent. The headless editor decodes what reaches it with this one instead, so its
 process never imports pydantic: `maestro-bridge serve` runs it next to the language server,
 and their idle memory is counted together (docs/benchmarks.md, "RSS idle"). Field names,
-defaults and order are the bridge's; tests/test_headless_chat_types.py holds them to it.
+defaults and order are the bridge's; tests/test_headless_chat_types.py holds them to it. The
+models and tools are the bridge's own Structs (bridge/core/parts.py).
 """
 
 from __future__ import annotations
@@ -13,31 +14,24 @@ from typing import Any, Literal
 
 import msgspec
 
-from bridge.core.parts import ChatMessage, CountInput
+from bridge.core.parts import (
+    ChatMessage,
+    ChatTool,
+    CountInput,
+    ModelCapabilities,
+    ModelInfo,
+    tool_json,
+)
 
-
-class ModelCapabilities(msgspec.Struct, kw_only=True):
-    imageInput: bool = True
-    toolCalling: bool = True
-
-
-class ModelInfo(msgspec.Struct, kw_only=True):
-    """A model the editor offers (`maestro/models`); unknown keys are ignored."""
-
-    id: str
-    name: str = ""
-    vendor: str = ""
-    family: str = ""
-    version: str = ""
-    maxInputTokens: int = 0
-    maxOutputTokens: int = 0  # 0: the editor does not say
-    capabilities: ModelCapabilities = msgspec.field(default_factory=ModelCapabilities)
-
-
-class ChatTool(msgspec.Struct, kw_only=True):
-    name: str
-    description: str = ""
-    inputSchema: dict[str, Any] | None = None
+__all__ = [
+    "ChatRequest",
+    "ChatTool",
+    "ModelCapabilities",
+    "ModelInfo",
+    "chat_request",
+    "models_json",
+    "request_json",
+]
 
 
 class ChatRequest(msgspec.Struct, kw_only=True):
@@ -71,7 +65,5 @@ def request_json(request: ChatRequest) -> str:
     for optional in ("justification", "countInput"):
         if body[optional] is None:
             del body[optional]
-    for tool in body["tools"]:
-        if tool["inputSchema"] is None:
-            del tool["inputSchema"]
+    body["tools"] = [tool_json(tool) for tool in request.tools]
     return msgspec.json.encode(body).decode()

@@ -13,7 +13,8 @@ from typing import Any
 
 import msgspec
 
-from bridge.core.backend import ChatRequest, ChatTool
+from bridge.core.backend import ChatRequest
+from bridge.core.parts import tool_json
 from bridge.core.strict_json import encode as strict_encode
 from lsp.rpc import UnsendableMessage
 
@@ -31,7 +32,7 @@ def chat_params_json(
         "window": window,
         "model": request.model,
         "messages": request.messages,
-        "tools": [_tool(tool) for tool in request.tools],
+        "tools": [tool_json(tool) for tool in request.tools],
         "toolMode": request.toolMode,
         "modelOptions": request.modelOptions,
         "modelConfiguration": request.modelConfiguration,
@@ -90,9 +91,3 @@ def _all_finite(value: Any) -> bool:
         elif isinstance(node, msgspec.Struct):
             pending.extend(getattr(node, name) for name in node.__struct_fields__)
     return True
-
-
-def _tool(tool: ChatTool) -> dict[str, Any]:
-    if tool.inputSchema is None:
-        return {"name": tool.name, "description": tool.description}
-    return {"name": tool.name, "description": tool.description, "inputSchema": tool.inputSchema}

@@ -9,7 +9,6 @@ from collections.abc import AsyncGenerator
 from typing import Any, Literal
 
 import msgspec
-from pydantic import ValidationError
 from pygls.exceptions import JsonRpcException
 
 from bridge.core.backend import (
@@ -18,6 +17,7 @@ from bridge.core.backend import (
     EditorErrorCode,
     ModelInfo,
     ResponsePart,
+    model_list,
     response_parts,
 )
 from bridge.core.token_limits import enforce_count_input
@@ -161,8 +161,8 @@ class EditorBackend:
         if self._models is None:
             result = await self.request(rpc.MODELS, None)
             try:
-                self._models = [ModelInfo.model_validate(m) for m in result["models"]]
-            except (ValidationError, TypeError, KeyError) as exc:
+                self._models = model_list(result["models"])
+            except (msgspec.ValidationError, TypeError, KeyError) as exc:
                 raise EditorError(
                     "Other", f"The editor sent a malformed model list: {exc}"
                 ) from None

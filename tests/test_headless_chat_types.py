@@ -1,5 +1,5 @@
-"""The headless editor's msgspec twins of the bridge's models and chat requests
-(headless_editor/chat_types.py) read and write what the bridge's pydantic ones do."""
+"""The headless editor's msgspec twin of the bridge's chat request
+(headless_editor/chat_types.py) reads and writes what the bridge's pydantic one does."""
 
 from __future__ import annotations
 
@@ -10,12 +10,6 @@ import pytest
 
 from bridge.core import backend
 from headless_editor import chat_types
-
-TWINS = [
-    (chat_types.ModelCapabilities, backend.ModelCapabilities),
-    (chat_types.ModelInfo, backend.ModelInfo),
-    (chat_types.ChatTool, backend.ChatTool),
-]
 
 # Both sides of `maestro/chat`: every field the bridge sends, some empty, some None.
 MESSAGES: list[dict[str, Any]] = [
@@ -49,15 +43,6 @@ PARAMS: list[dict[str, Any]] = [
         "justification": "because",
     },
 ]
-
-
-@pytest.mark.parametrize(("ours", "bridges"), TWINS)
-def test_the_same_fields_and_defaults_in_the_same_order(ours: Any, bridges: Any) -> None:
-    fields = msgspec.structs.fields(ours)
-    assert [f.name for f in fields] == list(bridges.model_fields)
-    for field in fields:
-        if field.default is not msgspec.NODEFAULT:
-            assert field.default == bridges.model_fields[field.name].default, field.name
 
 
 def test_the_chat_request_has_the_fields_the_bridge_sends() -> None:
@@ -99,12 +84,13 @@ def test_a_malformed_request_is_refused_as_the_bridges_model_refused_it(
         )
 
 
-def test_the_model_list_is_what_the_bridges_models_dump() -> None:
+def test_the_model_list_reads_back_as_the_bridge_reads_it() -> None:
     ours = chat_types.ModelInfo(
         id="m",
         name="M",
         maxInputTokens=9,
         capabilities=chat_types.ModelCapabilities(imageInput=False),
     )
-    theirs = backend.ModelInfo.model_validate(msgspec.to_builtins(ours))
-    assert chat_types.models_json([ours]) == [theirs.model_dump()]
+    assert backend.model_list(chat_types.models_json([ours])) == [ours]
+    # An editor's numbers may come as floats; unknown keys are ignored.
+    assert backend.model_list([{"id": "m", "maxInputTokens": 9.0, "new": 1}])[0].maxInputTokens == 9

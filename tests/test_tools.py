@@ -8,6 +8,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 from fixture_files import client_request, client_requests
 
@@ -107,7 +108,7 @@ def test_function_schema_passes_through_intact() -> None:
         name="get_weather", description="The get_weather tool.", inputSchema=PARAMS_WITH_DEFS
     )
     # On the wire to the editor too: `$schema`, `$defs` and `$ref` arrive as sent.
-    wire = json.loads(tool.model_dump_json())
+    wire = json.loads(msgspec.json.encode(tool))
     assert wire["inputSchema"] == PARAMS_WITH_DEFS
     assert wire["inputSchema"]["$defs"] == {
         "Day": {"type": "string", "enum": ["today", "tomorrow"]}

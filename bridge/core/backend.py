@@ -25,18 +25,23 @@ from pydantic import (
 from bridge.core.parts import (
     INPUT_TOO_LONG,
     ChatMessage,
+    ChatTool,
     CountInput,
     DataPart,
     EditorError,
     EditorErrorCode,
     MessagePart,
+    ModelCapabilities,
+    ModelInfo,
     ResponsePart,
     TextPart,
     ThinkingPart,
     ToolCallPart,
     ToolResultPart,
     message_list,
+    model_list,
     response_parts,
+    tool_json,
 )
 
 __all__ = [
@@ -58,38 +63,9 @@ __all__ = [
     "ToolCallPart",
     "ToolResultPart",
     "message_list",
+    "model_list",
     "response_parts",
 ]
-
-
-class _Wire(BaseModel):
-    # Unknown keys from a newer editor are ignored rather than rejected.
-    model_config = ConfigDict(extra="ignore")
-
-
-class ModelCapabilities(_Wire):
-    """What the model accepts (`LanguageModelChatInformation.capabilities`); an editor that
-    does not say is taken to accept both, as before."""
-
-    imageInput: bool = True
-    toolCalling: bool = True
-
-
-class ModelInfo(_Wire):
-    id: str
-    name: str = ""
-    vendor: str = ""
-    family: str = ""
-    version: str = ""
-    maxInputTokens: int = 0
-    maxOutputTokens: int = 0  # 0: the editor did not say
-    capabilities: ModelCapabilities = Field(default_factory=ModelCapabilities)
-
-
-class ChatTool(_Wire):
-    name: str
-    description: str = ""
-    inputSchema: dict[str, Any] | None = None
 
 
 class InputCount:
@@ -102,17 +78,30 @@ class InputCount:
         self.tokens: int | None = None
 
 
+def _tools(raw: Any) -> Any:
+    """`tools` from decoded JSON as their Structs (the bridge builds them as Structs)."""
+    if isinstance(raw, list) and all(type(tool) is ChatTool for tool in raw):
+        return raw
+    return msgspec.convert(raw, list[ChatTool])
+
+
+def _tools_json(tools: list[ChatTool]) -> list[dict[str, Any]]:
+    return [tool_json(tool) for tool in tools]
+
+
 def _count_input(raw: Any) -> Any:
     """`countInput` from decoded JSON (the editor's side) as its Struct."""
     return raw if raw is None or isinstance(raw, CountInput) else msgspec.convert(raw, CountInput)
 
 
-class ChatRequest(_Wire):
+class ChatRequest(BaseModel):
     # The messages are Structs (above): checked as instances here, and written by msgspec.
     model_config = ConfigDict(extra="ignore", arbitrary_types_allowed=True)
     model: str
     messages: Annotated[list[ChatMessage], PlainSerializer(msgspec.to_builtins)]
-    tools: list[ChatTool] = Field(default_factory=list)
+    tools: Annotated[list[ChatTool], BeforeValidator(_tools), PlainSerializer(_tools_json)] = Field(
+        default_factory=list
+    )
     toolMode: Literal["auto", "required"] = "auto"
     modelOptions: dict[str, Any] = Field(default_factory=dict)
     # Per-model settings the provider reads besides modelOptions (Copilot reads its

@@ -75,6 +75,49 @@ def message_list(raw: Any) -> list[ChatMessage]:
     return msgspec.convert(raw, list[ChatMessage])
 
 
+class ModelCapabilities(msgspec.Struct, kw_only=True):
+    """What the model accepts (`LanguageModelChatInformation.capabilities`); an editor that
+    does not say is taken to accept both, as before."""
+
+    imageInput: bool = True
+    toolCalling: bool = True
+
+
+class ModelInfo(msgspec.Struct, kw_only=True):
+    """A model the editor offers (`maestro/models`); unknown keys from a newer editor are
+    ignored."""
+
+    id: str
+    name: str = ""
+    vendor: str = ""
+    family: str = ""
+    version: str = ""
+    maxInputTokens: int = 0
+    maxOutputTokens: int = 0  # 0: the editor did not say
+    capabilities: ModelCapabilities = msgspec.field(default_factory=ModelCapabilities)
+
+
+def model_list(raw: Any) -> list[ModelInfo]:
+    """The editor's models (decoded JSON); msgspec.ValidationError if one is malformed. Lax,
+    as the editor's numbers may come as floats (`128000.0`)."""
+    return msgspec.convert(raw, list[ModelInfo], strict=False)
+
+
+class ChatTool(msgspec.Struct, kw_only=True):
+    """A tool the model is offered: `inputSchema` is JSON Schema, passed on as it is."""
+
+    name: str
+    description: str = ""
+    inputSchema: dict[str, Any] | None = None
+
+
+def tool_json(tool: ChatTool) -> dict[str, Any]:
+    """A tool as `maestro/chat` carries it: `inputSchema` only when it has one."""
+    if tool.inputSchema is None:
+        return {"name": tool.name, "description": tool.description}
+    return {"name": tool.name, "description": tool.description, "inputSchema": tool.inputSchema}
+
+
 class CountInput(msgspec.Struct, kw_only=True, gc=False):
     """Asks the editor to count the chat's input as it starts the chat (docs/protocol.md,
     "Counting the input"): it adds `imageTokens` (the bridge's estimate of the images, which
