@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import logging
 
+import msgspec
+
 from bridge.core.backend import (
     ChatMessage,
     DataPart,
@@ -49,6 +51,7 @@ from bridge.responses.wire import (
 )
 
 log = logging.getLogger(__name__)
+_READ_ARGUMENTS = msgspec.json.Decoder().decode  # as tool_input reads them
 
 
 def content_parts(content: Content) -> list[MessagePart]:
@@ -133,6 +136,21 @@ def orphan_output_error(index: int, call_id: str) -> ApiError:
     )
 
 
+def _first_orphan(items: list[InputItem], call_ids: set[str]) -> ApiError | None:
+    """The 400 for the first tool result whose call is nowhere in the input (looked for
+    only once the conversion found that there is one)."""
+    for index, item in enumerate(items):
+        if type(item) is FunctionCallOutputItem or type(item) is CustomToolCallOutputItem:
+            call_id = item.call_id
+        elif type(item) is ToolSearchOutputItem and (found := search_result_part(item)):
+            call_id = found.callId
+        else:
+            continue
+        if call_id not in call_ids:
+            return orphan_output_error(index, call_id)
+    return None
+
+
 SYSTEM_LABELS = {"system": "[System message]", "developer": "[Developer message]"}
 COMPACTION_PREAMBLE = "Summary of the earlier conversation (compacted):"
 
@@ -175,11 +193,11 @@ def paired_conversation(request: AnyRequest) -> tuple[list[ChatMessage], bool]:
     last_content: list[MessagePart] = []  # the content of messages[-1], when last != _NONE
     answered = False  # the model has spoken: later system text stays in place
     call_ids: set[str] = set()
-    outputs: list[tuple[int, str]] = []  # (input index, call id) of every tool result
+    result_ids: list[str] = []  # the call id of every tool result, in input order
     in_place = True  # normalise_tool_history would change nothing so far
     turn_calls: list[str] = []  # the call ids of the last assistant message, in order
     turn_answered = 0  # how many of them the results opening the next message answer, in order
-    for index, item in enumerate(items):
+    for item in items:
         # Most frequent first; `type(...) is` is one step where isinstance walks the MRO.
         call: ToolCallPart | None = None
         result: ToolResultPart | None = None
@@ -187,9 +205,16 @@ def paired_conversation(request: AnyRequest) -> tuple[list[ChatMessage], bool]:
             name = item.name
             if item.namespace:  # the flat name the tool was offered under (`tools.plan_tools`)
                 name = f"{item.namespace}{NAMESPACE_SEPARATOR}{name}"
-            call = ToolCallPart(callId=item.call_id, name=name, input=tool_input(item.arguments))
+            arguments = item.arguments
+            try:  # the usual arguments, a JSON object, read here; any other as tool_input does
+                read = _READ_ARGUMENTS(arguments)
+            except (msgspec.DecodeError, UnicodeEncodeError, RecursionError):
+                read = None
+            if type(read) is not dict:
+                read = tool_input(arguments)
+            call = ToolCallPart(callId=item.call_id, name=name, input=read)
         elif type(item) is FunctionCallOutputItem or type(item) is CustomToolCallOutputItem:
-            outputs.append((index, item.call_id))
+            result_ids.append(item.call_id)
             output = item.output
             if type(output) is str:
                 result = ToolResultPart(callId=item.call_id, content=[TextPart(value=output)])
@@ -247,7 +272,7 @@ def paired_conversation(request: AnyRequest) -> tuple[list[ChatMessage], bool]:
             result = search_result_part(item)
             if result is None:
                 continue
-            outputs.append((index, result.callId))
+            result_ids.append(result.callId)
         else:
             if isinstance(item, SkippedItem):
                 kind = item.item_type or str(type(item).__struct_config__.tag)
@@ -282,9 +307,9 @@ def paired_conversation(request: AnyRequest) -> tuple[list[ChatMessage], bool]:
             add(ChatMessage(role="assistant", content=last_content))
             last, answered = _ASSISTANT, True
         turn_calls.append(call.callId)
-    for index, call_id in outputs:
-        if call_id not in call_ids:
-            raise orphan_output_error(index, call_id)
+    orphan = None if call_ids.issuperset(result_ids) else _first_orphan(items, call_ids)
+    if orphan is not None:
+        raise orphan
     in_place &= turn_answered == len(turn_calls)
     return preamble + messages, in_place
 
