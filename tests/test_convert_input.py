@@ -542,6 +542,16 @@ def test_output_whose_call_is_nowhere_is_a_400(kind: str) -> None:
     assert error.message.startswith("No tool call found for function call output with call_id")
 
 
+def test_the_first_orphan_in_input_order_is_named() -> None:
+    """A client-run tool search's output is a result too; the first orphan is the one named."""
+    search = {"type": "tool_search_output", "call_id": "s9", "execution": "client", "tools": []}
+    error = orphan_error([{"role": "user", "content": "hi"}, search, output("gone", "x")])
+    assert error.param == "input[1].call_id"
+    assert "s9" in error.message
+    error = orphan_error([call("c1", "f"), output("gone", "x"), output("c1", "ok"), search])
+    assert error.param == "input[1].call_id"
+
+
 def test_output_before_its_call_is_not_an_orphan() -> None:
     """The call is in the input, only out of order: history normalisation labels it."""
     messages = convert([output("c1", "early"), call("c1", "f"), {"role": "user", "content": "?"}])

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import logging
 
+import msgspec
+
 from bridge.core.backend import (
     ChatMessage,
     DataPart,
@@ -49,6 +51,7 @@ from bridge.responses.wire import (
 )
 
 log = logging.getLogger(__name__)
+_READ_ARGUMENTS = msgspec.json.Decoder().decode  # as tool_input reads them
 
 
 def content_parts(content: Content) -> list[MessagePart]:
@@ -133,6 +136,21 @@ def orphan_output_error(index: int, call_id: str) -> ApiError:
     )
 
 
+def _first_orphan(items: list[InputItem], call_ids: set[str]) -> ApiError | None:
+    """The 400 for the first tool result whose call is nowhere in the input (looked for
+    only once the conversion found that there is one)."""
+    for index, item in enumerate(items):
+        if type(item) is FunctionCallOutputItem or type(item) is CustomToolCallOutputItem:
+            call_id = item.call_id
+        elif type(item) is ToolSearchOutputItem and (found := search_result_part(item)):
+            call_id = found.callId
+        else:
+            continue
+        if call_id not in call_ids:
+            return orphan_output_error(index, call_id)
+    return None
+
+
 SYSTEM_LABELS = {"system": "[System message]", "developer": "[Developer message]"}
 COMPACTION_PREAMBLE = "Summary of the earlier conversation (compacted):"
 
@@ -150,6 +168,16 @@ _NONE, _ASSISTANT, _RESULTS = 0, 1, 2
 
 def to_chat_messages(request: AnyRequest) -> list[ChatMessage]:
     """The whole conversation, system-like text first, in the editor's shape."""
+    return paired_conversation(request)[0]
+
+
+def paired_conversation(request: AnyRequest) -> tuple[list[ChatMessage], bool]:
+    """(the conversation, whether `normalise_tool_history` would leave it as it is).
+
+    The second is tracked on the way, at the cost of a comparison per call and result: every
+    turn's calls answered, in call order, by the results that open the next message, each call
+    id used once. A long agent history nearly always is; the normalising pass over it would
+    cost more than the conversion (bridge/core/history.py `_paired_in_place`, turn by turn)."""
     body = as_body(request)
     preamble: list[ChatMessage] = []
     if body.instructions:
@@ -165,30 +193,33 @@ def to_chat_messages(request: AnyRequest) -> list[ChatMessage]:
     last_content: list[MessagePart] = []  # the content of messages[-1], when last != _NONE
     answered = False  # the model has spoken: later system text stays in place
     call_ids: set[str] = set()
-    outputs: list[tuple[int, str]] = []  # (input index, call id) of every tool result
-    for index, item in enumerate(items):
+    result_ids: list[str] = []  # the call id of every tool result, in input order
+    in_place = True  # normalise_tool_history would change nothing so far
+    turn_calls: list[str] = []  # the call ids of the last assistant message, in order
+    turn_answered = 0  # how many of them the results opening the next message answer, in order
+    for item in items:
         # Most frequent first; `type(...) is` is one step where isinstance walks the MRO.
-        call: ToolCallPart | None
-        result: ToolResultPart | None
+        call: ToolCallPart | None = None
+        result: ToolResultPart | None = None
         if type(item) is FunctionCallItem:
             name = item.name
             if item.namespace:  # the flat name the tool was offered under (`tools.plan_tools`)
                 name = f"{item.namespace}{NAMESPACE_SEPARATOR}{name}"
-            call = ToolCallPart(callId=item.call_id, name=name, input=tool_input(item.arguments))
+            arguments = item.arguments
+            try:  # the usual arguments, a JSON object, read here; any other as tool_input does
+                read = _READ_ARGUMENTS(arguments)
+            except (msgspec.DecodeError, UnicodeEncodeError, RecursionError):
+                read = None
+            if type(read) is not dict:
+                read = tool_input(arguments)
+            call = ToolCallPart(callId=item.call_id, name=name, input=read)
         elif type(item) is FunctionCallOutputItem or type(item) is CustomToolCallOutputItem:
-            outputs.append((index, item.call_id))
+            result_ids.append(item.call_id)
             output = item.output
             if type(output) is str:
                 result = ToolResultPart(callId=item.call_id, content=[TextPart(value=output)])
             else:
                 result = _result_part(item)
-            if last == _RESULTS:
-                last_content.append(result)
-            else:
-                last_content = [result]
-                add(ChatMessage(role="user", content=last_content))
-                last = _RESULTS
-            continue
         elif type(item) is MessageItem:
             content = item.content
             # The usual message, one text part, without the general walk.
@@ -204,6 +235,8 @@ def to_chat_messages(request: AnyRequest) -> list[ChatMessage]:
                 if last == _ASSISTANT:
                     last_content.extend(parts)
                 else:
+                    in_place &= turn_answered == len(turn_calls)  # the turn before: answered
+                    turn_calls, turn_answered = [], 0
                     last_content = parts
                     add(ChatMessage(role="assistant", content=parts))
                     last, answered = _ASSISTANT, True
@@ -237,32 +270,48 @@ def to_chat_messages(request: AnyRequest) -> list[ChatMessage]:
                 continue
         elif type(item) is ToolSearchOutputItem:
             result = search_result_part(item)
-            if result is not None:
-                outputs.append((index, result.callId))
-                if last == _RESULTS:
-                    last_content.append(result)
-                else:
-                    last_content = [result]
-                    add(ChatMessage(role="user", content=last_content))
-                    last = _RESULTS
-            continue
+            if result is None:
+                continue
+            result_ids.append(result.callId)
         else:
             if isinstance(item, SkippedItem):
                 kind = item.item_type or str(type(item).__struct_config__.tag)
                 log.warning("Skipping input item of type %r the editor cannot take", kind)
             continue
+        if result is not None:
+            # A tool result: into the results message being written, or a new one. In place
+            # when that message opens right after the calls and this answers the next of them.
+            if last == _RESULTS:
+                last_content.append(result)
+            else:
+                in_place &= last == _ASSISTANT
+                last_content = [result]
+                add(ChatMessage(role="user", content=last_content))
+                last = _RESULTS
+            if turn_answered < len(turn_calls) and turn_calls[turn_answered] == result.callId:
+                turn_answered += 1
+            else:
+                in_place = False
+            continue
+        assert call is not None  # every other branch above set one or continued
         # A tool call: into the assistant turn being written, or a new one.
+        if call.callId in call_ids:
+            in_place = False  # an id used again: normalising gives it a suffix or drops it
         call_ids.add(call.callId)
         if last == _ASSISTANT:
             last_content.append(call)
         else:
+            in_place &= turn_answered == len(turn_calls)
+            turn_calls, turn_answered = [], 0
             last_content = [call]
             add(ChatMessage(role="assistant", content=last_content))
             last, answered = _ASSISTANT, True
-    for index, call_id in outputs:
-        if call_id not in call_ids:
-            raise orphan_output_error(index, call_id)
-    return preamble + messages
+        turn_calls.append(call.callId)
+    orphan = None if call_ids.issuperset(result_ids) else _first_orphan(items, call_ids)
+    if orphan is not None:
+        raise orphan
+    in_place &= turn_answered == len(turn_calls)
+    return preamble + messages, in_place
 
 
 def editor_messages(request: AnyRequest) -> list[ChatMessage]:
@@ -270,4 +319,5 @@ def editor_messages(request: AnyRequest) -> list[ChatMessage]:
 
     The editor's providers reject a call without its result and a result without its call.
     """
-    return normalise_tool_history(to_chat_messages(request))
+    messages, in_place = paired_conversation(request)
+    return messages if in_place else normalise_tool_history(messages)

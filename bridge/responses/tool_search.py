@@ -66,11 +66,13 @@ def search_chat_tool(tool: ToolSearchTool) -> ChatTool:
 
 def search_output_groups(request: CreateBody) -> list[tuple[str, list[Any]]]:
     """The tools each `tool_search_output` input item loaded, each list with its param."""
-    if not isinstance(request.input, list):
+    items = request.input
+    # `in map(type, ...)` runs in C: a history of thousands of items is looked at once.
+    if not isinstance(items, list) or ToolSearchOutputItem not in map(type, items):
         return []
     return [
         (f"input[{index}].tools", list(item.tools))
-        for index, item in enumerate(request.input)
+        for index, item in enumerate(items)
         if type(item) is ToolSearchOutputItem
     ]
 

@@ -273,11 +273,13 @@ def _named_tools(
 
 def additional_tool_groups(request: CreateBody) -> list[tuple[str, list[Any]]]:
     """The tools of the request's `additional_tools` input items, each list with its param."""
-    if not isinstance(request.input, list):
+    items = request.input
+    # `in map(type, ...)` runs in C: a history of thousands of items is looked at once.
+    if not isinstance(items, list) or AdditionalToolsItem not in map(type, items):
         return []
     return [
         (f"input[{index}].tools", list(item.tools))
-        for index, item in enumerate(request.input)
+        for index, item in enumerate(items)
         if type(item) is AdditionalToolsItem
     ]
 
