@@ -90,10 +90,10 @@ def _already_paired(messages: list[ChatMessage]) -> bool:
                 return False  # a result in a message outside a turn becomes text
             pending, in_turn = calls, calls is not None
             continue
-        start = 0
+        rest = content
         if pending is not None:
-            start = len(pending)
-            if len(content) < start:
+            count = len(pending)
+            if len(content) < count:
                 return False
             for call, result in zip(pending, content, strict=False):
                 call_id = call.callId
@@ -105,8 +105,11 @@ def _already_paired(messages: list[ChatMessage]) -> bool:
                     return False
                 used.add(call_id)
             pending = None
-        for index in range(start, len(content)):
-            kind = type(content[index])
+            if len(content) == count:
+                continue  # nearly always: the results are the whole message
+            rest = content[count:]
+        for part in rest:
+            kind = type(part)
             if kind is ToolResultPart or (kind is ToolCallPart and not in_turn):
                 return False
     return pending is None
