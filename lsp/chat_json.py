@@ -12,6 +12,7 @@ import math
 from typing import Any
 
 import msgspec
+from msgspec.structs import astuple
 
 from bridge.core.backend import ChatRequest
 from bridge.core.parts import tool_json
@@ -19,6 +20,9 @@ from bridge.core.strict_json import encode as strict_encode
 from lsp.rpc import UnsendableMessage
 
 _ENCODER = msgspec.json.Encoder()
+# A walk of the chat's values costs ~0.3 µs a value and the scan for `null` ~0.7 ns a byte:
+# the walk is tried while it stays under a few percent of the scan's cost.
+_BYTES_PER_WALKED_VALUE = 11
 
 
 def chat_params_json(
@@ -43,9 +47,14 @@ def chat_params_json(
         params["countInput"] = request.countInput
     data = _encoded(params)
     # msgspec writes a non-finite number as `null`, so only output holding a null can hide
-    # one: then the values are checked (one scan decides for most requests; walking thousands
-    # of messages would cost more).
-    if b"null" in data and not _all_finite(params):
+    # one. A few long messages are walked at once (~0.03 ms for 0.5 MB in 17 items, where
+    # scanning the bytes costs 0.33 ms); thousands would cost far more than the scan, which
+    # decides for most requests: then only output holding a null is walked.
+    budget = len(data) >> _BYTES_PER_WALKED_VALUE
+    finite = _finite(params, budget) if len(request.messages) < budget else None
+    if finite is None:
+        finite = b"null" not in data or _all_finite(params)
+    if not finite:
         raise UnsendableMessage("the message is not valid JSON (a number is not finite)")
     return data
 
@@ -77,17 +86,30 @@ def _strict(value: Any) -> bytes:
 
 
 def _all_finite(value: Any) -> bool:
-    """No NaN or Infinity anywhere in `value` (iterative: no recursion limit to reach)."""
+    """No NaN or Infinity anywhere in `value`."""
+    return _finite(value, -1) is True
+
+
+def _finite(value: Any, budget: int) -> bool | None:
+    """Whether `value` holds no NaN or Infinity, or None once more than `budget` values were
+    looked at (a negative budget: no limit). Iterative: no recursion limit to reach."""
     pending = [value]
+    pop, extend = pending.pop, pending.extend
     while pending:
-        node = pending.pop()
-        if type(node) is float:
+        budget -= 1
+        if budget == -1:
+            return None
+        node = pop()
+        kind = type(node)
+        if kind is str:  # most values: checked first
+            continue
+        if kind is float:
             if not math.isfinite(node):
                 return False
         elif isinstance(node, dict):
-            pending.extend(node.values())
+            extend(node.values())
         elif isinstance(node, list | tuple):
-            pending.extend(node)
+            extend(node)
         elif isinstance(node, msgspec.Struct):
-            pending.extend(getattr(node, name) for name in node.__struct_fields__)
+            extend(astuple(node))
     return True

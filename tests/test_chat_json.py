@@ -84,16 +84,23 @@ def test_same_bytes_as_the_general_path(request: ChatRequest, window: int) -> No
     ["modelOptions", "toolInput", "schema"],
 )
 @pytest.mark.parametrize("bad", [math.nan, math.inf, -math.inf, "\ud800"])
-def test_what_json_cannot_carry_is_refused(where: str, bad: Any) -> None:
-    message = ChatMessage(role="user", content=[TextPart(value="NaN and Infinity are words")])
+# How chat_params_json looks for a non-finite number: a short request by scanning its bytes;
+# a long text by walking its few values; many values by scanning, the walk having given up.
+@pytest.mark.parametrize("shape", ["short", "long text", "many values", "many messages"])
+def test_what_json_cannot_carry_is_refused(where: str, bad: Any, shape: str) -> None:
+    text = "NaN and Infinity are words" + (" null" * 40_000 if shape != "short" else "")
+    message = ChatMessage(role="user", content=[TextPart(value=text)])
     request = ChatRequest(model="m", messages=[message])
+    if shape == "many messages":
+        request.messages += [ChatMessage(role="user", content=[TextPart(value="hi")])] * 200
+    many = list(range(2_000)) if shape == "many values" else []
     if where == "modelOptions":
-        request.modelOptions = {"temperature": bad}
+        request.modelOptions = {"temperature": bad, "stop": many}
     elif where == "toolInput":
-        call = ToolCallPart(callId="c", name="n", input={"x": [1, {"y": bad}]})
+        call = ToolCallPart(callId="c", name="n", input={"x": [1, {"y": bad}], "z": many})
         request.messages.append(ChatMessage(role="assistant", content=[call]))
     else:
-        request.tools = [ChatTool(name="t", inputSchema={"default": bad})]
+        request.tools = [ChatTool(name="t", inputSchema={"default": bad, "enum": many})]
     with pytest.raises(UnsendableMessage):
         chat_params_json("chat-1", 8, request)
 
