@@ -6,15 +6,15 @@ from __future__ import annotations
 
 import argparse
 import os
+import subprocess
 import sys
 from typing import Any
 
 from bridge import __version__
-from bridge.budgets import command as budget_command
-from bridge.configure.arguments import add_configure, run_configure
-from bridge.mcp import command as tool_command
 from bridge.plain_http import without_tls
-from bridge.usage import command as usage_command
+
+# The subcommands' own modules (budgets, configure, tools, usage) are imported where they are
+# used: `serve` spawns its language server before importing them (`_spawn_for_serve`).
 
 DEFAULT_PORT = 23335
 API_KEY_ENV = "MAESTRO_BRIDGE_API_KEY"
@@ -31,6 +31,11 @@ def _positive_seconds(text: str) -> float:
 
 
 def _parser() -> argparse.ArgumentParser:
+    from bridge.budgets import command as budget_command
+    from bridge.configure.arguments import add_configure
+    from bridge.mcp import command as tool_command
+    from bridge.usage import command as usage_command
+
     parser = argparse.ArgumentParser(
         prog="maestro-bridge",
         description="Serve an editor's chat models as the OpenAI Responses, Anthropic Messages, "
@@ -248,7 +253,15 @@ def _security_options(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else argv
+    spawned = _spawn_for_serve(argv)
+    try:
+        args = _parser().parse_args(argv)
+    except BaseException:  # wrong flags, or --help: the language server is not wanted
+        if spawned is not None:
+            spawned.kill()
+            spawned.wait()
+        raise
     if args.command in ("lsp", "serve"):
         without_tls()  # plain HTTP only (bridge/plain_http.py): before asyncio is imported
     if args.command == "lsp":
@@ -256,16 +269,35 @@ def main(argv: list[str] | None = None) -> int:
 
         return run_stdio()
     if args.command == "configure":
+        from bridge.configure.arguments import run_configure
+
         return run_configure(args)
     if args.command == "usage":
+        from bridge.usage import command as usage_command
+
         return usage_command.run_usage(args)
     from bridge.serve_run import run_serve  # the headless editor and its language server
 
-    return run_serve(args)
+    return run_serve(args, spawned)
+
+
+def _spawn_for_serve(argv: list[str]) -> subprocess.Popen[bytes] | None:
+    """`serve`'s language server, spawned before anything else is imported: its own imports
+    are most of the time until the endpoint answers, and this process's (the flags' modules,
+    asyncio, the editor) then run beside them on the other core. Not for `--help`."""
+    from headless_editor.spawn import spawn_before_asyncio, spawns_before_asyncio
+
+    if argv[:1] != ["serve"] or "-h" in argv or "--help" in argv or not spawns_before_asyncio():
+        return None
+    return spawn_before_asyncio()
 
 
 def serve_options(args: argparse.Namespace) -> dict[str, Any]:
     """The language server's initializationOptions the `serve` flags make."""
+    from bridge.budgets import command as budget_command
+    from bridge.mcp import command as tool_command
+    from bridge.usage import command as usage_command
+
     options: dict[str, Any] = {
         "host": args.host,
         "port": args.port,

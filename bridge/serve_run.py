@@ -11,30 +11,42 @@ import argparse
 import asyncio
 import contextlib
 import gc
+import subprocess
 import sys
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bridge.cli import serve_options
 from bridge.mcp import command as tool_command
 
+if TYPE_CHECKING:
+    from headless_editor.adopted_process import ServerProcess
 
-def run_serve(args: argparse.Namespace) -> int:
-    """`maestro-bridge serve`: until stopped; the exit code."""
+
+def run_serve(args: argparse.Namespace, spawned: subprocess.Popen[bytes] | None = None) -> int:
+    """`maestro-bridge serve`: until stopped; the exit code. `spawned`: the language server,
+    if bridge/cli.py spawned it before parsing the flags (headless_editor/spawn.py)."""
     try:
-        return asyncio.run(_serve_spawned_first(args))
+        return asyncio.run(_serve_spawned_first(args, spawned))
     except KeyboardInterrupt:
         return 130
 
 
-async def _serve_spawned_first(args: argparse.Namespace) -> int:
+async def _serve_spawned_first(
+    args: argparse.Namespace, spawned: subprocess.Popen[bytes] | None
+) -> int:
     """The language server is spawned before anything else: its imports (most of the start-up
     time) run on the other core while this process imports, checks the flags and builds the
     editor. Flags found wrong (here, or by the language server when it checks the options they
     make) stop it again before anything is printed but the error."""
-    from headless_editor.spawn import spawn_language_server
+    if spawned is not None:
+        from headless_editor.adopted_process import adopt
 
-    process = await spawn_language_server()
+        process: ServerProcess = await adopt(spawned)
+    else:
+        from headless_editor.spawn import spawn_language_server
+
+        process = await spawn_language_server()
     try:
         prepared = prepare_headless(args)
     except BaseException:
@@ -46,7 +58,7 @@ async def _serve_spawned_first(args: argparse.Namespace) -> int:
     return await _run_headless(prepared, process)
 
 
-async def _discard(process: asyncio.subprocess.Process) -> None:
+async def _discard(process: ServerProcess) -> None:
     """A spawned language server no longer wanted (it has not been initialized yet)."""
     if process.returncode is None:
         with contextlib.suppress(ProcessLookupError):
@@ -89,7 +101,7 @@ def prepare_headless(args: argparse.Namespace) -> _Headless | int:
     return _Headless(serve_options(args), script)
 
 
-async def _run_headless(headless: _Headless, process: asyncio.subprocess.Process) -> int:
+async def _run_headless(headless: _Headless, process: ServerProcess) -> int:
     from bridge.serve_banner import banner
     from bridge.stop_signals import install_stop_handlers
     from headless_editor.editor import EditorStartError, HeadlessEditor, OptionsRefused

@@ -24,6 +24,7 @@ from lsp import rpc
 from lsp.rpc import INVOKE_TOOL, LANGUAGE, TOOLS, TOOLS_CHANGED
 
 if TYPE_CHECKING:  # scripts are read with pydantic: imported only for `serve --script`
+    from headless_editor.adopted_process import ServerProcess
     from headless_editor.script import Script
 
 log = logging.getLogger(__name__)
@@ -150,7 +151,7 @@ class HeadlessEditor:
         self.workspace = workspace or SimWorkspace()
         self.toolbox = ToolBox(sample_tools(self.workspace))
         self.protocol = EditorConnection()
-        self.process: asyncio.subprocess.Process | None = None
+        self.process: ServerProcess | None = None
         self.url: str | None = None
         self._ready: asyncio.Future[dict[str, Any]] | None = None
         self._reader_task: asyncio.Task[None] | None = None
@@ -268,7 +269,7 @@ class HeadlessEditor:
         self,
         options: dict[str, Any],
         command: list[str] | None = None,
-        process: asyncio.subprocess.Process | None = None,
+        process: ServerProcess | None = None,
     ) -> str:
         """Spawn the server (unless `process` was spawned already), initialize it, and wait
         until its HTTP endpoint listens."""
