@@ -254,6 +254,8 @@ def _security_options(args: argparse.Namespace) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    if argv == ["lsp"]:  # what editors launch: no parser to build, no flags' modules to import
+        return _run_lsp()
     spawned = _spawn_for_serve(argv)
     try:
         args = _parser().parse_args(argv)
@@ -262,12 +264,8 @@ def main(argv: list[str] | None = None) -> int:
             spawned.kill()
             spawned.wait()
         raise
-    if args.command in ("lsp", "serve"):
-        without_tls()  # plain HTTP only (bridge/plain_http.py): before asyncio is imported
     if args.command == "lsp":
-        from lsp.main import run_stdio
-
-        return run_stdio()
+        return _run_lsp()
     if args.command == "configure":
         from bridge.configure.arguments import run_configure
 
@@ -276,9 +274,17 @@ def main(argv: list[str] | None = None) -> int:
         from bridge.usage import command as usage_command
 
         return usage_command.run_usage(args)
+    without_tls()  # as for `lsp`: before asyncio is imported
     from bridge.serve_run import run_serve  # the headless editor and its language server
 
     return run_serve(args, spawned)
+
+
+def _run_lsp() -> int:
+    without_tls()  # plain HTTP only (bridge/plain_http.py): before asyncio is imported
+    from lsp.main import run_stdio
+
+    return run_stdio()
 
 
 def _spawn_for_serve(argv: list[str]) -> subprocess.Popen[bytes] | None:
