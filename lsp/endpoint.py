@@ -35,7 +35,7 @@ RETRY_SECONDS = 1.0
 # is busy, just starting or just closing may miss one.
 UNANSWERED_LIMIT = 3
 SHUTDOWN_TIMEOUT = 2.0
-WARM_UP_DELAY = 0.3  # seconds after the endpoint is announced
+WARM_UP_DELAY = 0.1  # seconds after the endpoint is announced
 
 Notify = Callable[[str, dict[str, Any]], None]
 
