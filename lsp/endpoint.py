@@ -133,7 +133,7 @@ class HttpEndpoint:
 
     async def _warm_up(self) -> None:
         """The handlers left for their first request (bridge/http/lazy_handler.py), imported
-        now in a worker thread, so that the first chat does not wait for them; then frozen as
+        now in a thread of their own, so that the first chat does not wait for them; then frozen as
         the rest was. After a pause: the imports hold the GIL most of the time, and whoever
         started the server asks its first request (the model list) at once."""
         await asyncio.sleep(WARM_UP_DELAY)

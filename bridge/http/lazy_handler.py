@@ -6,7 +6,7 @@ stream writers cost a few hundred milliseconds of imports that it does not need.
 server imports them all in the background once it listens (`warm_up`, lsp/endpoint.py), so
 the first chat does not wait for them either.
 
-Concurrency: the import runs in a worker thread, so the event loop keeps answering meanwhile.
+Concurrency: the import runs in another thread, so the event loop keeps answering meanwhile.
 Python's import lock makes a request that needs a module being imported (by the warm-up or by
 another request) wait for that import to finish, then all of them get the same module.
 An import that fails is logged and answered as the bridge's own 500 in the dialect's envelope
@@ -16,8 +16,10 @@ An import that fails is logged and answered as the bridge's own 500 in the diale
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import sys
+import threading
 from collections.abc import Awaitable, Callable, Iterable
 from types import ModuleType
 
@@ -84,8 +86,23 @@ def _import_all(names: Iterable[str]) -> None:
 
 
 async def warm_up(app: web.Application) -> None:
-    """Import every module `app`'s lazy handlers name, in a worker thread (the event loop
-    keeps answering meanwhile)."""
+    """Import every module `app`'s lazy handlers name, in a thread of its own (the event loop
+    keeps answering meanwhile). A daemon thread, not the loop's executor: a server stopped
+    mid-import exits at once instead of waiting for the import to finish."""
     names = [name for name in app.get(DEFERRED_MODULES, []) if name not in _loaded]
-    if names:
-        await asyncio.to_thread(_import_all, names)
+    if not names:
+        return
+    loop = asyncio.get_running_loop()
+    done: asyncio.Future[None] = loop.create_future()
+
+    def finished() -> None:
+        if not done.done():  # not cancelled meanwhile
+            done.set_result(None)
+
+    def run() -> None:
+        _import_all(names)
+        with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits
+            loop.call_soon_threadsafe(finished)
+
+    threading.Thread(target=run, name="maestro-warm-up", daemon=True).start()
+    await done
