@@ -23,6 +23,7 @@ from aiohttp import web
 
 from bridge.http.bind_policy import BindRefused, check_bind
 from bridge.http.connection_limits import GuardedAppRunner
+from bridge.http.lazy_handler import warm_up
 from bridge.settings import BridgeSettings
 from lsp import rpc
 from lsp.port_holder import Holder, who_holds
@@ -34,6 +35,7 @@ RETRY_SECONDS = 1.0
 # is busy, just starting or just closing may miss one.
 UNANSWERED_LIMIT = 3
 SHUTDOWN_TIMEOUT = 2.0
+WARM_UP_DELAY = 0.1  # seconds after the endpoint is announced
 
 Notify = Callable[[str, dict[str, Any]], None]
 
@@ -52,6 +54,7 @@ class HttpEndpoint:
         self._notify = notify
         self._runner: web.AppRunner | None = None
         self._task: asyncio.Task[None] | None = None
+        self._warming: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
         """Returns at once; binding (and standing by) goes on in a task until `stop`."""
@@ -76,11 +79,12 @@ class HttpEndpoint:
         self._task = asyncio.create_task(self._acquire(runner))
 
     async def stop(self) -> None:
-        task, self._task = self._task, None
-        if task is not None:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        for task in (self._task, self._warming):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+        self._task = self._warming = None
         runner, self._runner = self._runner, None
         if runner is not None:
             await runner.cleanup()  # closes the listening socket first: the port is free
@@ -125,6 +129,16 @@ class HttpEndpoint:
         # 4,000-item request, docs/benchmarks.md).
         gc.freeze()
         self._notify(rpc.SERVER_READY, {"url": url, "host": host, "port": port})
+        self._warming = asyncio.create_task(self._warm_up())
+
+    async def _warm_up(self) -> None:
+        """The handlers left for their first request (bridge/http/lazy_handler.py), imported
+        now in a thread of their own, so that the first chat does not wait for them; then frozen as
+        the rest was. After a pause: the imports hold the GIL most of the time, and whoever
+        started the server asks its first request (the model list) at once."""
+        await asyncio.sleep(WARM_UP_DELAY)
+        await warm_up(self._app)
+        gc.freeze()
 
     def _standby(self) -> None:
         host, port = self._settings.host, self._settings.port

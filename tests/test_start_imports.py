@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 import urllib.request
 import uuid
 from pathlib import Path
@@ -38,6 +39,25 @@ LATER = {
     "headless_editor.py_analysis": "the simulated editor's language tools",
 }
 
+# What only a chat, a count or the dialects' smaller endpoints need: each dialect's handlers
+# (bridge/<dialect>/handlers.py) are imported on their first request, or by the warm-up the
+# language server runs once its endpoint listens (bridge/http/lazy_handler.py). The model list,
+# the first request of every client, needs none of them.
+DEFERRED = {
+    "bridge.responses.handlers": "POST /v1/responses and its WebSocket mode",
+    "bridge.responses.endpoints": "/v1/responses/input_tokens and the stored-response paths",
+    "bridge.responses.body": "the Responses request's decoding",
+    "bridge.responses.websocket": "the Responses WebSocket mode",
+    "bridge.anthropic.handlers": "POST /v1/messages and count_tokens",
+    "bridge.anthropic.body": "the Messages request's decoding",
+    "bridge.chat.handlers": "POST /v1/chat/completions",
+    "bridge.chat.body": "the Chat Completions request's decoding",
+    "bridge.gemini.handlers": "the Gemini model actions",
+    "bridge.gemini.body": "the Gemini request's decoding",
+    "bridge.core.chat_request": "the editor's chat request every dialect converts to",
+    "bridge.http.sse_response": "a streamed answer",
+}
+
 # What the headless editor's process never needs: the language server runs the HTTP endpoint
 # and checks the options (`serve`'s flags); the editor's types are msgspec Structs
 # (headless_editor/chat_types.py, bridge/core/parts.py). Each costs its idle memory.
@@ -60,8 +80,7 @@ NO_TLS = {"ssl", "_ssl"}
 # Both rebuilds list the modules imported (not those refused: bridge/plain_http.py).
 _LOADED = "print(json.dumps(sorted(name for name, module in sys.modules.items() if module)))"
 
-_LANGUAGE_SERVER = (
-    """
+_LANGUAGE_SERVER = """
 import json, sys
 import bridge.cli  # what `maestro-bridge lsp` runs
 from bridge.plain_http import without_tls
@@ -75,10 +94,15 @@ from bridge.settings import BridgeSettings
 configure_logging()
 server = create_server()
 settings = BridgeSettings.from_options({"port": 0, "usage": {"database": sys.argv[1]}})
-create_app(server.backend, settings, server.tools)
+app = create_app(server.backend, settings, server.tools)
 """
-    + _LOADED
-)
+
+_WARMED_UP = """
+import asyncio
+from bridge.http.lazy_handler import warm_up
+
+asyncio.run(warm_up(app))  # as the language server does once it listens (lsp/endpoint.py)
+"""
 
 _HEADLESS_EDITOR = (
     """
@@ -130,11 +154,68 @@ def _too_early(modules: set[str]) -> list[str]:
 def test_the_language_server_starts_without_what_only_some_requests_need(
     tmp_path: Path,
 ) -> None:
-    modules = _modules(_LANGUAGE_SERVER, tmp_path / "usage.sqlite")
+    modules = _modules(_LANGUAGE_SERVER + _LOADED, tmp_path / "usage.sqlite")
     # The rebuild is what starts the endpoint: aiohttp, the dialects, pygls are all there.
     assert {"aiohttp.web", "bridge.http.app", "bridge.anthropic.routes", "pygls"} <= modules
     assert _too_early(modules) == []
     assert NO_TLS & modules == set()
+    assert sorted(DEFERRED.keys() & modules) == []
+
+
+def test_the_warm_up_imports_the_dialects_handlers(tmp_path: Path) -> None:
+    modules = _modules(_LANGUAGE_SERVER + _WARMED_UP + _LOADED, tmp_path / "usage.sqlite")
+    assert sorted(DEFERRED.keys() - modules) == []
+    assert _too_early(modules) == []  # what only some requests need still waits for them
+
+
+# Refused by the router or the middlewares, before any handler runs: each in its dialect's
+# envelope while the dialect's handlers are still unloaded.
+_REFUSED_EARLY = """
+import asyncio
+from aiohttp import ClientSession, web
+
+ASKED = [
+    ("GET", "/v1/messages", {}),  # 405, Anthropic's envelope
+    ("POST", "/v1/messages/none", {}),  # 404, Anthropic's envelope
+    ("GET", "/v1/chat/completions", {}),  # 405, OpenAI's envelope
+    ("POST", "/v1beta/models", {}),  # 405, Google's envelope
+    ("DELETE", "/v1/models/x", {"anthropic-version": "2023-06-01"}),  # 405, by the header
+]
+
+async def ask():
+    runner = web.AppRunner(app)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    answers = []
+    try:
+        async with ClientSession(f"http://127.0.0.1:{runner.addresses[0][1]}") as session:
+            for method, path, headers in ASKED:
+                async with session.request(method, path, headers=headers) as reply:
+                    answers.append([reply.status, await reply.json()])
+    finally:
+        await runner.cleanup()
+    return answers
+
+print(json.dumps(asyncio.run(ask())))
+"""
+
+
+def test_errors_before_the_handlers_load_keep_each_dialects_envelope(tmp_path: Path) -> None:
+    result = run(
+        [sys.executable, "-c", _LANGUAGE_SERVER + _REFUSED_EARLY + _LOADED, str(tmp_path / "u")],
+        cwd=REPO_ROOT,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": str(REPO_ROOT)},
+    )
+    assert result.returncode == 0, result.stderr
+    answers, modules = map(json.loads, result.stdout.splitlines()[-2:])
+    assert [status for status, _ in answers] == [405, 404, 405, 405, 405]
+    anthropic = [body for _, body in answers[:2]] + [answers[4][1]]
+    assert all(body["type"] == "error" and "type" in body["error"] for body in anthropic)
+    assert answers[2][1]["error"]["type"] == "invalid_request_error"  # OpenAI's
+    assert answers[3][1]["error"]["code"] == 405 and "status" in answers[3][1]["error"]  # Google's
+    assert sorted(DEFERRED.keys() & set(modules)) == []
 
 
 def test_the_headless_editor_starts_without_what_only_some_requests_need(
@@ -211,3 +292,33 @@ def test_refused_flags_leave_no_language_server_behind() -> None:
     for pid in left:  # a failing run still stops what it started (outside the session's mark)
         kill_tree(pid)
     assert left == []
+
+
+def _import_lines(stderr: str) -> dict[str, int]:
+    """Each module named by an `-X importtime` line, with the number of its first line."""
+    lines: dict[str, int] = {}
+    for number, line in enumerate(stderr.splitlines()):
+        if line.startswith("import time:") and line.count("|") == 2:
+            lines.setdefault(line.split("|")[2].strip(), number)
+    return lines
+
+
+def test_serve_listens_before_the_handlers_load_and_warms_them_up() -> None:
+    """The real thing: the language server announces its endpoint before it imports any
+    dialect's handlers, and imports them all soon after (the warm-up), a chat or not."""
+    with running_bridge_server(env={"PYTHONPROFILEIMPORTTIME": "1"}) as server:
+        with urllib.request.urlopen(f"{server.base_url}/models", timeout=30) as reply:
+            assert json.loads(reply.read())["data"]
+        deadline = time.monotonic() + 30
+        while DEFERRED.keys() - _import_lines(server.stderr_text()).keys():
+            assert time.monotonic() < deadline, "the warm-up did not import every handler"
+            time.sleep(0.1)
+        stderr = server.stderr_text()
+    # The language server's log line, on the same stderr as its imports (in order).
+    listening = next(
+        number
+        for number, line in enumerate(stderr.splitlines())
+        if "lsp.endpoint: Listening on" in line
+    )
+    imported = _import_lines(stderr)
+    assert sorted(name for name in DEFERRED if imported[name] < listening) == []

@@ -22,9 +22,9 @@ from bridge.core import ids
 from bridge.core.backend import ResponsePart, TextPart, ThinkingPart, ToolCallPart
 from bridge.core.editor_usage import UsageCounts
 from bridge.responses.events import ResponseEventBuilder
+from bridge.responses.handlers import sse_frames as response_frames
 from bridge.responses.request import parse_create_request
 from bridge.responses.response_object import new_response, usage_object
-from bridge.responses.routes import sse_frames as response_frames
 
 TEXTS = ["tok ", 'quote " \\ /', "é 中文 😀 \u2028", "\x00\x1f\n\t", "x" * 300]
 PARTS: list[ResponsePart] = [

@@ -1,48 +1,25 @@
 """The Chat Completions dialect's routes: `POST /v1/chat/completions` (SSE or JSON).
 
-Errors under these paths are written in OpenAI's envelope (`{"error": {...}}`). The stream is
-`data: <chunk>` frames ending with `data: [DONE]`; while the model is silent, SSE comment lines
-keep the connection alive (every SSE parser skips them).
+Errors under these paths are written in OpenAI's envelope (`{"error": {...}}`). The handler
+(bridge/chat/handlers.py) is imported on the first request or by the warm-up after start
+(bridge/http/lazy_handler.py).
 """
 
 from __future__ import annotations
 
 from aiohttp import web
 
-from bridge.chat.body import read_request
-from bridge.chat.chunks import fold_completion
-from bridge.chat.frames import sse_frames
-from bridge.chat.prepare import prepare_request
-from bridge.chat.stream import completion_chunks
 from bridge.core.request_limits import takes_model_slot
 from bridge.http import error_shapes
-from bridge.http.app_keys import BACKEND, SETTINGS
-from bridge.http.json_body import strict_json_response
-from bridge.http.sse_response import stream_events
+from bridge.http.lazy_handler import lazy_handler
 
 PREFIXES = ("/v1/chat/completions", "/chat/completions")
-
-
-async def create_completion(request: web.Request) -> web.StreamResponse:
-    backend = request.app[BACKEND]
-    settings = request.app[SETTINGS]
-    body = await read_request(request, settings.limits)
-    check_seconds = settings.limits.answerCheckSeconds
-    plan = await prepare_request(backend, body, settings.model_names(), check_seconds)
-    if not plan.stream:
-        batches = completion_chunks(backend, plan, check_seconds=check_seconds, raise_failures=True)
-        return strict_json_response(fold_completion([c async for batch in batches for c in batch]))
-    return await stream_events(
-        request,
-        completion_chunks(backend, plan, settings.keepaliveSeconds, check_seconds),
-        settings.limits,
-        sse_frames,
-    )
 
 
 def mount(app: web.Application) -> None:
     """Mount the dialect on `app`, with OpenAI's error envelope for its paths."""
     error_shapes.register(app, PREFIXES, error_shapes.openai_error_body)
+    create_completion = lazy_handler(app, "bridge.chat.handlers", "create_completion")
     for prefix in ("/v1", ""):
         takes_model_slot(app, f"{prefix}/chat/completions")
         app.router.add_post(f"{prefix}/chat/completions", create_completion)

@@ -25,12 +25,14 @@ import logging
 import sys
 from collections import OrderedDict
 from collections.abc import AsyncGenerator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
 
 from bridge.core.errors import invalid_request
-from bridge.responses.events import Event
+
+if TYPE_CHECKING:  # a type only: mounting the dialect builds the cache without the events
+    from bridge.responses.events import Event
 
 log = logging.getLogger(__name__)
 

@@ -1,95 +1,45 @@
-"""The OpenAI Responses dialect's routes: create (SSE, JSON, WebSocket), compact, input_tokens."""
+"""The OpenAI Responses dialect's routes: create (SSE, JSON, WebSocket), compact, input_tokens,
+and the stored-response paths. Errors keep OpenAI's envelope, the default.
+
+The handlers (bridge/responses/handlers.py, endpoints.py) are imported on the first request or
+by the warm-up after start (bridge/http/lazy_handler.py).
+"""
 
 from __future__ import annotations
 
 from aiohttp import web
 
-from bridge.core.errors import invalid_request
-from bridge.core.request_limits import MODEL_SLOTS, check_request_shape, takes_model_slot
-from bridge.http.app_keys import BACKEND, SETTINGS
-from bridge.http.json_body import read_json, strict_json_response
-from bridge.http.sse import DONE, encode_events
-from bridge.http.sse_response import stream_events
-from bridge.responses import endpoints
-from bridge.responses.body import read_create_body
-from bridge.responses.compaction import compact_conversation
-from bridge.responses.events import Event
-from bridge.responses.item_cache import ITEM_CACHE, ItemCache, remembering, resolve_references
-from bridge.responses.responder import (
-    TERMINAL_EVENTS,
-    fold_response,
-    prepare_response,
-    response_events,
-)
-from bridge.responses.websocket import serve_websocket, track_websockets
+from bridge.core.request_limits import takes_model_slot
+from bridge.http.app_keys import SETTINGS
+from bridge.http.lazy_handler import lazy_handler
+from bridge.responses.item_cache import ITEM_CACHE, ItemCache
+from bridge.responses.open_sockets import track_websockets
 
-
-def sse_frames(batch: list[Event]) -> bytes:
-    data = encode_events(batch)
-    if batch and batch[-1]["type"] in TERMINAL_EVENTS:
-        data += DONE  # in the same write as the terminal event
-    return data
-
-
-async def create_response(request: web.Request) -> web.StreamResponse:
-    backend = request.app[BACKEND]
-    settings = request.app[SETTINGS]
-    items = request.app[ITEM_CACHE]
-    parsed = await read_create_body(request, settings.limits, items)
-    plan = await prepare_response(
-        backend, parsed, settings.model_names(), settings.limits.answerCheckSeconds
-    )
-    if not parsed.stream:
-        return strict_json_response(
-            await fold_response(remembering(response_events(backend, plan), items))
-        )
-    return await stream_events(
-        request,
-        remembering(response_events(backend, plan, settings.keepaliveSeconds), items),
-        settings.limits,
-        sse_frames,
-    )
-
-
-async def responses_websocket(request: web.Request) -> web.StreamResponse:
-    # aiohttp's handshake base64-decodes the key and fails with a bare ValueError (a 500) on
-    # bytes that are not ASCII; any other bad key it answers with a 400 itself.
-    if not request.headers.get("Sec-WebSocket-Key", "").isascii():
-        raise invalid_request(
-            "The WebSocket handshake's Sec-WebSocket-Key is not base64.", code="invalid_handshake"
-        )
-    app = request.app
-    return await serve_websocket(
-        request, app[BACKEND], app[SETTINGS], app[MODEL_SLOTS], app[ITEM_CACHE]
-    )
-
-
-async def compact_response(request: web.Request) -> web.Response:
-    body = await read_json(request)
-    check_request_shape(body, request.app[SETTINGS].limits)
-    body = resolve_references(body, request.app[ITEM_CACHE])
-    return strict_json_response(
-        await compact_conversation(request.app[BACKEND], body, request.app[SETTINGS].model_names())
-    )
+HANDLERS = "bridge.responses.handlers"
+ENDPOINTS = "bridge.responses.endpoints"
 
 
 def mount(app: web.Application) -> None:
     """Mount the dialect on `app` (its errors keep OpenAI's envelope, the default)."""
     app[ITEM_CACHE] = ItemCache(app[SETTINGS].limits.itemCacheBytes)
     track_websockets(app)
+    create = lazy_handler(app, HANDLERS, "create_response")
+    websocket = lazy_handler(app, HANDLERS, "responses_websocket")
+    compact = lazy_handler(app, HANDLERS, "compact_response")
+    input_tokens = lazy_handler(app, ENDPOINTS, "input_tokens")
+    stored = lazy_handler(app, ENDPOINTS, "stored_response")
+    cancel = lazy_handler(app, ENDPOINTS, "cancel")
     # A response id is never one of the fixed names, so `GET /responses/compact` stays a 405.
     response_id = "{id:(?!compact$|input_tokens$)[^/]+}"
     for prefix in ("/v1", ""):
         takes_model_slot(
             app, *(f"{prefix}/responses{end}" for end in ("", "/compact", "/input_tokens"))
         )
-        app.router.add_post(f"{prefix}/responses", create_response)
-        app.router.add_get(f"{prefix}/responses", responses_websocket)
-        app.router.add_post(f"{prefix}/responses/compact", compact_response)
-        app.router.add_post(f"{prefix}/responses/input_tokens", endpoints.input_tokens)
-        app.router.add_get(f"{prefix}/responses/{response_id}", endpoints.stored_response)
-        app.router.add_delete(f"{prefix}/responses/{response_id}", endpoints.stored_response)
-        app.router.add_get(
-            f"{prefix}/responses/{response_id}/input_items", endpoints.stored_response
-        )
-        app.router.add_post(f"{prefix}/responses/{response_id}/cancel", endpoints.cancel)
+        app.router.add_post(f"{prefix}/responses", create)
+        app.router.add_get(f"{prefix}/responses", websocket)
+        app.router.add_post(f"{prefix}/responses/compact", compact)
+        app.router.add_post(f"{prefix}/responses/input_tokens", input_tokens)
+        app.router.add_get(f"{prefix}/responses/{response_id}", stored)
+        app.router.add_delete(f"{prefix}/responses/{response_id}", stored)
+        app.router.add_get(f"{prefix}/responses/{response_id}/input_items", stored)
+        app.router.add_post(f"{prefix}/responses/{response_id}/cancel", cancel)

@@ -16,7 +16,6 @@ import asyncio
 import contextlib
 import logging
 import time
-import weakref
 from collections.abc import AsyncGenerator, Iterable
 from typing import Any
 
@@ -33,6 +32,7 @@ from bridge.http.write_bounds import ClientStuck, WriteBounds
 from bridge.responses.body import create_request
 from bridge.responses.events import Event
 from bridge.responses.item_cache import ItemCache, remembering, resolve_references
+from bridge.responses.open_sockets import OPEN_SOCKETS
 from bridge.responses.responder import (
     TERMINAL_EVENTS,
     prepare_response,
@@ -55,13 +55,6 @@ from bridge.responses.websocket_frames import (
 from bridge.settings import BridgeSettings
 
 log = logging.getLogger(__name__)
-
-OPEN_SOCKETS: web.AppKey[weakref.WeakSet[ResponsesSocket]] = web.AppKey(
-    "open_websockets", weakref.WeakSet
-)
-# On shutdown, how long running turns may take to send their final event before their
-# sockets are closed: a turn whose editor went away fails at once (`editor_unavailable`).
-SHUTDOWN_GRACE_SECONDS = 1.0
 
 
 class ResponsesSocket:
@@ -290,27 +283,6 @@ async def _aiter(batches: Iterable[list[Event]]) -> AsyncGenerator[list[Event], 
 
 
 # --------------------------------------------------------------------------- aiohttp glue
-
-
-def track_websockets(app: web.Application) -> None:
-    """Remember open connections so that shutting down closes them instead of waiting."""
-    app[OPEN_SOCKETS] = weakref.WeakSet()
-    app.on_shutdown.append(_close_all)
-
-
-async def _close_all(app: web.Application) -> None:
-    """Every open socket gets 1001, after its running turn, if any, sent its final event.
-
-    When the editor goes away the language server shuts down at once: its turns are failing
-    (`response.failed`, `editor_unavailable`, as HTTP streams get) but have not sent it yet.
-    A turn still streaming after the grace is cancelled when its socket closes."""
-    open_sockets = app[OPEN_SOCKETS]
-    sockets = list(open_sockets)
-    turns = [turn for socket in sockets if (turn := socket.running_turn()) is not None]
-    if turns:
-        await asyncio.wait(turns, timeout=SHUTDOWN_GRACE_SECONDS)
-    for socket in sockets:
-        await socket.ws.close(code=WSCloseCode.GOING_AWAY, message=b"server shutdown")
 
 
 async def serve_websocket(
