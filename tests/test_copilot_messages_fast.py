@@ -41,7 +41,7 @@ conversations = st.lists(
 
 def _message_by_message(conversation: list[ChatMessage], names: ToolNames) -> list[ChatMessage]:
     with pytest.MonkeyPatch.context() as patched:
-        patched.setattr(copilot, "_renders_as_is", lambda *args: False)
+        patched.setattr(copilot, "_unchanged_from", lambda messages, start, names: start)
         return copilot.copilot_messages(conversation, names, "m", True)
 
 
@@ -64,7 +64,23 @@ def test_an_ordinary_conversation_is_kept_without_copies() -> None:
         ),
     ]
     names = ToolNames()
-    assert copilot._renders_as_is(conversation, names)
+    assert copilot._unchanged_from(conversation, 0, names) == len(conversation)
     out = copilot.copilot_messages(conversation, names, "m", True)
     assert out == conversation
     assert all(a is b for a, b in zip(out, conversation, strict=True))  # nothing copied
+
+
+def test_only_the_messages_a_rule_changes_are_copied() -> None:
+    kept = [
+        ChatMessage(role="user", content=[TextPart(value="go")]),
+        ChatMessage(role="assistant", content=[TextPart(value="a")]),
+    ]
+    merged = ChatMessage(role="assistant", content=[TextPart(value="b"), TextPart(value="c")])
+    after = ChatMessage(role="user", content=[TextPart(value="more")])
+    names = ToolNames()
+    conversation = [*kept, merged, after]
+    assert copilot._unchanged_from(conversation, 0, names) == 2
+    assert copilot._unchanged_from(conversation, 3, names) == 4
+    out = copilot.copilot_messages(conversation, names, "m", True)
+    assert out[0] is kept[0] and out[1] is kept[1] and out[3] is after
+    assert out[2] == ChatMessage(role="assistant", content=[TextPart(value="b\n\nc")])

@@ -45,30 +45,39 @@ def copilot_messages(
 ) -> list[ChatMessage]:
     """The messages Copilot renders as the client meant them (see the module's rules)."""
     out: list[ChatMessage] = []
-    if image_input and _renders_as_is(messages, names):
-        out = list(messages)  # what clients send nearly always: one pass, nothing built
-    else:
-        for message in messages:
-            if message.role == "assistant":
-                shaped = _assistant(message, names)
-            else:
-                shaped = _user(message, model_id, image_input)
-            if shaped.content:
-                out.append(shaped)
+    start, count = 0, len(messages)
+    while start < count:
+        # Runs of messages no rule changes are kept as they are, found in one loop (nearly
+        # every message of a long history; for a model that takes images, else each message
+        # is checked for images); the others are reshaped one at a time.
+        end = _unchanged_from(messages, start, names) if image_input else start
+        out += messages[start:end]
+        if end == count:
+            break
+        message = messages[end]
+        if message.role == "assistant":
+            shaped = _assistant(message, names)
+        else:
+            shaped = _user(message, model_id, image_input)
+        if shaped.content:
+            out.append(shaped)
+        start = end + 1
     if out and out[-1].role == "assistant":
         out.append(ChatMessage(role="user", content=[TextPart(value=CONTINUE)]))
     return out
 
 
-def _renders_as_is(messages: list[ChatMessage], names: ToolNames) -> bool:
-    """True when no rule changes any message (for a model that takes images): one loop over
-    the parts, as `_assistant` and `_user` would check them one message at a time (a long
-    history is thousands of them, on every request)."""
+def _unchanged_from(messages: list[ChatMessage], start: int, names: ToolNames) -> int:
+    """The index of the first message from `start` on that a rule changes (or drops), or the
+    messages' length: one loop over the parts, as `_assistant` and `_user` check them one
+    message at a time for a model that takes images (a long history is thousands of them, on
+    every request)."""
     known = names.to_editor
-    for message in messages:
+    for index in range(start, len(messages)):
+        message = messages[index]
         content = message.content
         if not content:
-            return False
+            return index
         if message.role == "assistant":
             texts = 0
             for part in content:
@@ -76,11 +85,11 @@ def _renders_as_is(messages: list[ChatMessage], names: ToolNames) -> bool:
                 if kind is TextPart:
                     texts += 1
                     if texts > 1 or not part.value:  # type: ignore[union-attr]
-                        return False
+                        return index
                 elif kind is ToolCallPart:
                     name = part.name  # type: ignore[union-attr]
                     if known.get(name) != name and names.editor(name) != name:
-                        return False
+                        return index
             continue
         seen_other = False
         for part in content:
@@ -88,15 +97,15 @@ def _renders_as_is(messages: list[ChatMessage], names: ToolNames) -> bool:
             if kind is ToolResultPart:
                 inner = part.content  # type: ignore[union-attr]
                 if seen_other or not inner:
-                    return False
+                    return index
                 for piece in inner:
                     if type(piece) is TextPart and not piece.value:
-                        return False
+                        return index
             else:
                 seen_other = True
                 if kind is TextPart and not part.value:  # type: ignore[union-attr]
-                    return False
-    return True
+                    return index
+    return len(messages)
 
 
 def _assistant(message: ChatMessage, names: ToolNames) -> ChatMessage:
