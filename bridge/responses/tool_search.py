@@ -64,11 +64,16 @@ def search_chat_tool(tool: ToolSearchTool) -> ChatTool:
     )
 
 
-def search_output_groups(request: CreateBody) -> list[tuple[str, list[Any]]]:
-    """The tools each `tool_search_output` input item loaded, each list with its param."""
+def search_output_groups(
+    request: CreateBody, kinds: set[type] | None = None
+) -> list[tuple[str, list[Any]]]:
+    """The tools each `tool_search_output` input item loaded, each list with its param
+    (`kinds`: the input items' types, when known)."""
     items = request.input
-    # `in map(type, ...)` runs in C: a history of thousands of items is looked at once.
-    if not isinstance(items, list) or ToolSearchOutputItem not in map(type, items):
+    if not isinstance(items, list):
+        return []
+    # `map(type, ...)` runs in C: a history of thousands of items is looked at once.
+    if ToolSearchOutputItem not in (set(map(type, items)) if kinds is None else kinds):
         return []
     return [
         (f"input[{index}].tools", list(item.tools))
