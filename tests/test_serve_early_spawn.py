@@ -5,12 +5,15 @@ Real processes throughout."""
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import subprocess
 import sys
+import urllib.request
 import uuid
 
 import pytest
+from conftest import running_bridge_server
 from processes import SESSION_ENV, leaked_bridge_processes, run
 
 from bridge import cli
@@ -97,3 +100,29 @@ async def test_an_adopted_process_is_killed_and_a_cancelled_wait_leaves_the_othe
     assert code < 0 and process.returncode == code  # ended by a signal: the kill
     assert first.cancelled()
     process.kill()  # once it has exited: nothing happens
+
+
+# `serve` as it runs on Windows: no early spawn, the language server spawned through asyncio
+# once the flags are parsed (bridge/serve_run.py), forced here on this platform.
+AS_ON_WINDOWS = """\
+import sys
+from headless_editor import spawn
+spawn.spawns_before_asyncio = lambda platform=sys.platform: False
+
+
+def refused() -> None:
+    raise AssertionError("spawned before asyncio where asyncio cannot adopt the process")
+
+
+spawn.spawn_before_asyncio = refused
+from bridge.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_serve_without_the_early_spawn_answers_and_stops_cleanly() -> None:
+    command = [sys.executable, "-c", AS_ON_WINDOWS, "serve"]
+    with running_bridge_server(command=command) as server:
+        with urllib.request.urlopen(f"{server.base_url}/models", timeout=30) as reply:
+            models = json.loads(reply.read())["data"]
+        assert "sim-echo" in {model["id"] for model in models}
