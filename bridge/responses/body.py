@@ -1,12 +1,14 @@
 """A create body, read once: the fast path when it is certainly fine, else today's exact path.
 
-Fast: msgspec decodes the bytes into the Structs of wire.py in one pass, then the checks that
-today's path runs on the dict (request_limits' shape limits, request.py's state and `model` /
-`input` rules, compaction summaries that must decode) run on the Structs. Anything that is not
-certain (a check that would fail, an item without `type` that is no message, an
-`item_reference`, a body that is not UTF-8 JSON of these types) takes the exact path: today's
-`read_json` + `check_request_shape` + `resolve_references` + pydantic validation, which
-answers exactly today's 400s or, accepting, gives the same data as Structs (`from_validated`).
+Fast: msgspec decodes the bytes into the Structs of wire.py in one pass. They refuse keys
+they do not declare, so nothing goes unread; a body with other keys is decoded to dicts, those
+keys dropped (known_keys.py), and converted. Then the checks that today's path runs on the
+dict (request_limits' shape limits, request.py's state and `model` / `input` rules, compaction
+summaries that must decode) run on the Structs. Anything that is not certain (a check that
+would fail, an item without `type` that is no message, an `item_reference`, a body that is not
+UTF-8 JSON of these types) takes the exact path: today's `read_json` + `check_request_shape` +
+`resolve_references` + pydantic validation, which answers exactly today's 400s or, accepting,
+gives the same data as Structs (`from_validated`).
 """
 
 from __future__ import annotations
@@ -23,8 +25,10 @@ from bridge.core.typed_body import TypedBody, within_depth
 from bridge.http.json_body import read_json
 from bridge.responses.compaction_codec import CompactionDecodeError, decode_summary
 from bridge.responses.item_cache import ItemCache, resolve_references
+from bridge.responses.known_keys import TooDeep, known_only
 from bridge.responses.request import parse_create_request
 from bridge.responses.wire import (
+    TYPED_DEPTH,
     AdditionalToolsItem,
     CompactionItem,
     CreateBody,
@@ -38,7 +42,8 @@ from bridge.responses.wire import (
 from bridge.settings import Limits
 
 TYPED = TypedBody(CreateBody)
-# Which path each body took ("fast", "typeless", "exact"): the tests read it.
+_ANY = TypedBody(object)  # any JSON, as dicts and lists
+# Which path each body took ("fast", "typeless", "stripped", "exact"): the tests read it.
 PATHS: Counter[str] = Counter()
 
 
@@ -83,6 +88,16 @@ def _with_typeless(raw: bytes, limits: Limits) -> CreateBody | None:
     fields = {name: getattr(body, name) for name in CreateBody.__struct_fields__}
     fields["input"] = items
     return CreateBody(**fields)
+
+
+def _known_keys_only(body: Any, limits: Limits) -> CreateBody | None:
+    """A decoded body with keys no Struct declares, as Structs without them; None when it is
+    not certainly of these types or a dropped value nests too deep."""
+    try:
+        kept = known_only(body, CreateBody, TypelessMessage, limits.maxJsonDepth)
+    except TooDeep:
+        return None
+    return _converted(kept) if type(kept) is dict else None
 
 
 def _read_item(item: Any) -> InputItem:
@@ -186,9 +201,14 @@ def fast_body(raw: bytes, limits: Limits) -> CreateBody | None:
     if body is None:
         body = _with_typeless(raw, limits)
         path = "typeless"
+    if body is None:
+        decoded = _ANY.decode(raw, limits)
+        body = None if decoded is None else _known_keys_only(decoded, limits)
+        path = "stripped"
     if body is None or not certain(body, limits):
         return None
-    if not json_depth.within_depth(raw, limits.maxJsonDepth):  # keys msgspec skipped too
+    # The declared types nest up to TYPED_DEPTH: only a lower limit needs the bytes counted.
+    if limits.maxJsonDepth < TYPED_DEPTH and not json_depth.within_depth(raw, limits.maxJsonDepth):
         return None
     PATHS[path] += 1
     return body
@@ -198,8 +218,12 @@ def create_request(body: dict[str, Any], limits: Limits) -> CreateBody:
     """A create body already decoded (a WebSocket turn's, with its kept history) as Structs:
     converted when certain, else validated by the exact path (`parse_create_request`)."""
     read = _converted(body)
+    path = "fast"
+    if read is None:
+        read = _known_keys_only(body, limits)
+        path = "stripped"
     if read is not None and certain(read, limits):
-        PATHS["fast"] += 1
+        PATHS[path] += 1
         return read
     PATHS["exact"] += 1
     return from_validated(parse_create_request(body))
