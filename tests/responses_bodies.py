@@ -151,6 +151,15 @@ def crafted() -> dict[str, Body]:
         "float tokens": {"model": "m", "input": "x", "max_output_tokens": 5.0},
         "empty input": {"model": "m", "input": []},
         "nothing readable": {"model": "m", "input": [{"type": "reasoning"}]},
+        # A reasoning item whose fields are not the shapes its Struct declares: the exact path
+        # keeps it as it came, and skips it all the same.
+        "odd reasoning": {
+            "model": "m",
+            "input": [
+                {"type": "reasoning", "summary": "not a list", "status": 3},
+                {"type": "message", "role": "user", "content": "hi"},
+            ],
+        },
     }
 
 
