@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from bridge.cli import serve_options
+from bridge.heap_tuning import keep_large_buffers
 from bridge.mcp import command as tool_command
 
 if TYPE_CHECKING:
@@ -127,6 +128,7 @@ async def _run_headless(headless: _Headless, process: ServerProcess) -> int:
     model = next(iter(options.get("modelAliases") or {}), "sim-echo")
     print(banner(url, options.get("apiKey"), model), flush=True)
     gc.freeze()  # as the language server does once it listens (lsp/endpoint.py)
+    keep_large_buffers()  # the chats it answers are as large as the requests
 
     stopped = asyncio.create_task(stop.wait())
     exited = asyncio.create_task(editor.wait_closed())

@@ -21,6 +21,7 @@ from typing import Any
 
 from aiohttp import web
 
+from bridge.heap_tuning import keep_large_buffers
 from bridge.http.bind_policy import BindRefused, check_bind
 from bridge.http.connection_limits import GuardedAppRunner
 from bridge.http.lazy_handler import warm_up
@@ -133,11 +134,13 @@ class HttpEndpoint:
 
     async def _warm_up(self) -> None:
         """The handlers left for their first request (bridge/http/lazy_handler.py), imported
-        now in a thread of their own, so that the first chat does not wait for them; then frozen as
-        the rest was. After a pause: the imports hold the GIL most of the time, and whoever
-        started the server asks its first request (the model list) at once."""
+        now in a thread of their own, so that the first chat does not wait for them; then frozen
+        as the rest was, and the allocator told to keep large buffers (bridge/heap_tuning.py).
+        After a pause: the imports hold the GIL most of the time, and whoever started the
+        server asks its first request (the model list) at once."""
         await asyncio.sleep(WARM_UP_DELAY)
         await warm_up(self._app)
+        keep_large_buffers()
         gc.freeze()
 
     def _standby(self) -> None:
