@@ -193,9 +193,9 @@ def test_an_undeclared_key_is_dropped_and_its_depth_still_checked(where: str) ->
 
 def test_a_low_depth_limit_counts_the_bytes_of_the_declared_types() -> None:
     """Logprobs nest TYPED_DEPTH deep: past a limit below that, the exact path answers."""
-    logprob = {"token": "a", "logprob": -0.1, "bytes": [97]}
-    part = {"type": "output_text", "text": "a", "annotations": [], "logprobs": [logprob]}
-    part["logprobs"][0] = {**logprob, "top_logprobs": [logprob]}
+    logprob: dict[str, Any] = {"token": "a", "logprob": -0.1, "bytes": [97]}
+    with_top = {**logprob, "top_logprobs": [logprob]}
+    part = {"type": "output_text", "text": "a", "annotations": [], "logprobs": [with_top]}
     body = {"model": "m", "input": [{"type": "message", "role": "assistant", "content": [part]}]}
     assert TIGHT.maxJsonDepth < TYPED_DEPTH
     assert isinstance(exact(body, TIGHT), ApiError)
