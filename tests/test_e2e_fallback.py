@@ -118,9 +118,10 @@ def test_the_fallback_model_failing_itself_is_not_asked_again(
     assert only["model"] == FALLBACK
 
 
-def test_the_fallbacks_request_is_built_for_its_family(server: BridgeServer) -> None:
+def test_the_fallbacks_request_is_built_for_its_family(server: BridgeServer, ledger: Path) -> None:
     """Not the same request under another id: Gemini's schemas keep `format`, which the
     GPT family's lose (bridge/core/copilot/schemas.py)."""
+    before = len(rows(ledger))
     tool = {
         "type": "function",
         "function": {
@@ -140,6 +141,9 @@ def test_the_fallbacks_request_is_built_for_its_family(server: BridgeServer) -> 
         (editor_tool,) = asked["tools"]
         url = editor_tool["inputSchema"]["properties"]["url"]
         assert ("format" in url) == (model == FALLBACK), asked
+    # Its rows written (the failed ask, the fallback's, the plain one) before the next test
+    # counts the ledger's: a row is written after its answer.
+    _new_rows(ledger, before, 3)
 
 
 @pytest.mark.parametrize("stream", [False, True])
