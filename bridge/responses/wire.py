@@ -69,11 +69,13 @@ Role = Literal["user", "assistant", "system", "developer"]
 
 
 class _Item(_Strict, tag_field="type"):
-    # Every item an output item once: clients send back its id and status, unread here.
+    # Items that were once output come back with their id and status: unread here.
     id: str | None = None
     status: str | None = None
 
 
+# `kw_only` on each item as well: the type checker reads it per class, and the fields above
+# have defaults.
 class MessageItem(_Item, tag="message", kw_only=True):
     role: Role
     content: Content
