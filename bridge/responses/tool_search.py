@@ -64,16 +64,11 @@ def search_chat_tool(tool: ToolSearchTool) -> ChatTool:
     )
 
 
-def search_output_groups(
-    request: CreateBody, kinds: set[type] | None = None
-) -> list[tuple[str, list[Any]]]:
+def search_output_groups(request: CreateBody, kinds: set[type]) -> list[tuple[str, list[Any]]]:
     """The tools each `tool_search_output` input item loaded, each list with its param
-    (`kinds`: the input items' types, when known)."""
+    (`kinds`: the input items' types, looked at once for the whole request)."""
     items = request.input
-    if not isinstance(items, list):
-        return []
-    # `map(type, ...)` runs in C: a history of thousands of items is looked at once.
-    if ToolSearchOutputItem not in (set(map(type, items)) if kinds is None else kinds):
+    if ToolSearchOutputItem not in kinds or not isinstance(items, list):
         return []
     return [
         (f"input[{index}].tools", list(item.tools))

@@ -271,16 +271,11 @@ def _named_tools(
     ]
 
 
-def additional_tool_groups(
-    request: CreateBody, kinds: set[type] | None = None
-) -> list[tuple[str, list[Any]]]:
+def additional_tool_groups(request: CreateBody, kinds: set[type]) -> list[tuple[str, list[Any]]]:
     """The tools of the request's `additional_tools` input items, each list with its param
-    (`kinds`: the input items' types, when known)."""
+    (`kinds`: the input items' types, looked at once for the whole request)."""
     items = request.input
-    if not isinstance(items, list):
-        return []
-    # `map(type, ...)` runs in C: a history of thousands of items is looked at once.
-    if AdditionalToolsItem not in (set(map(type, items)) if kinds is None else kinds):
+    if AdditionalToolsItem not in kinds or not isinstance(items, list):
         return []
     return [
         (f"input[{index}].tools", list(item.tools))
