@@ -13,6 +13,7 @@ same host as the tests (tests/vscode_host.py).
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -88,14 +89,20 @@ def start_host(
     root: Path,
     settings: dict[str, Any] | None = None,
     reconnection_grace_seconds: int | None = None,
+    extra_env: dict[str, str] | None = None,
+    seed_storage: dict[str, str] | None = None,
 ) -> VSCodeHost:
     """Installs both extensions into a fresh profile, starts code-server and the first window,
     and waits until the Maestro Bridge extension says its endpoint listens.
 
     `settings` are user settings besides the harness's own; `reconnection_grace_seconds` is how
     long code-server keeps the extension host of a window whose browser went away (3 hours by
-    default, for a reconnection)."""
-    host = VSCodeHost(root=root, record_path=root / "record.jsonl", tools=tools)
+    default, for a reconnection); `extra_env` goes to code-server and its extension hosts;
+    `seed_storage` is written into each window's global state before its workbench loads
+    (drive.js)."""
+    host = VSCodeHost(
+        root=root, record_path=root / "record.jsonl", tools=tools, seed_storage=seed_storage
+    )
     user_data, extensions = root / "user-data", root / "extensions"
     for d in (user_data / "User", extensions):
         d.mkdir(parents=True)
@@ -129,6 +136,7 @@ def start_host(
         "XDG_STATE_HOME": str(root / "xdg" / "state"),
         "MAESTRO_E2E_RECORD": str(host.record_path),
         "MAESTRO_E2E_CONTROL": str(host.control_path),
+        **(extra_env or {}),
     }
     host.logs = {"setup": root / "setup.log", "code-server": root / "code-server.log"}
     fixture_vsix = root / "scripted-model.vsix"
@@ -220,6 +228,7 @@ def open_window(host: VSCodeHost, name: str) -> Window:
                 "STATUS_FILE": str(status_path),
                 "CLICK_FILE": str(click_path),
                 "FRAMES_FILE": str(host.root / f"frames-{name}.json"),
+                **({"SEED_STORAGE": json.dumps(host.seed_storage)} if host.seed_storage else {}),
             },
         )
     window = host.windows[name] = Window(name, driver, status_path, click_path)

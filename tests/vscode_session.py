@@ -61,6 +61,7 @@ class VSCodeHost:
     control_path: Path = Path()
     control_id: int = 0
     seen_lsp: set[int] = field(default_factory=set)
+    seed_storage: dict[str, str] | None = None  # drive.js writes it before a workbench loads
 
     def write_settings(self, settings: dict[str, Any]) -> None:
         """The user settings VS Code starts with."""

@@ -21,8 +21,28 @@ async function main() {
   const page = await context.newPage();
   page.on('console', (m) => {
     const text = m.text();
-    if (/Extension Host|maestro|Maestro/.test(text)) console.log('[workbench]', text.replace(/%c|color:\s*\w*;?/g, '').trim());
+    if (/Extension Host|maestro|Maestro|[Cc]opilot/.test(text)) console.log('[workbench]', text.replace(/%c|color:\s*\w*;?/g, '').trim());
   });
+  // $SEED_STORAGE: {key: value} written into the workbench's global state (IndexedDB) before
+  // the workbench first loads, from a page of the same origin. It is how the built-in Copilot
+  // Chat stays enabled: VS Code disables it on a first start whose chat setup is not done,
+  // unless its one-time migration key says the migration already ran.
+  if (process.env.SEED_STORAGE) {
+    await page.goto(new URL('/healthz', url).href, { waitUntil: 'domcontentloaded' });
+    await page.evaluate((items) => new Promise((resolve, reject) => {
+      const open = indexedDB.open('vscode-web-state-db-global');
+      open.onupgradeneeded = () => open.result.createObjectStore('ItemTable');
+      open.onerror = () => reject(open.error);
+      open.onsuccess = () => {
+        const db = open.result;
+        const tx = db.transaction('ItemTable', 'readwrite');
+        for (const [key, value] of Object.entries(items)) tx.objectStore('ItemTable').put(value, key);
+        tx.oncomplete = () => { db.close(); resolve(); };
+        tx.onerror = () => reject(tx.error);
+      };
+    }), JSON.parse(process.env.SEED_STORAGE));
+    console.log('[drive] storage seeded');
+  }
   await page.goto(url, { waitUntil: 'domcontentloaded' });
   console.log('[drive] workbench loaded');
   // What a person sees: the Maestro Bridge status bar item's text, written to $STATUS_FILE.
