@@ -48,10 +48,18 @@ def find_tools() -> Tools:
 
 
 @contextlib.contextmanager
-def running_host(workdir: Path, settings: dict[str, Any] | None = None) -> Iterator[VSCodeHost]:
-    """A VS Code host for a test module, with these user settings besides the harness's own;
-    afterwards, no language server of it may be left."""
-    host = start_host(find_tools(), workdir, settings)
+def running_host(
+    workdir: Path,
+    settings: dict[str, Any] | None = None,
+    extra_env: dict[str, str] | None = None,
+    seed_storage: dict[str, str] | None = None,
+) -> Iterator[VSCodeHost]:
+    """A VS Code host for a test module, with these user settings besides the harness's own
+    (and `extra_env`, `seed_storage` as start_host takes them); afterwards, no language server
+    of it may be left."""
+    host = start_host(
+        find_tools(), workdir, settings, extra_env=extra_env, seed_storage=seed_storage
+    )
     try:
         yield host
     finally:
