@@ -92,3 +92,71 @@ def test_every_dialect_reaches_every_family(
     assert sent.body["model"] == model
     assert COPILOT_SYSTEM_PROMPT in system_text(sent)
     assert (sent.header("x-onbehalf-extension-id") or "").startswith("maestro.maestro-bridge/")
+
+
+# What each failure of Copilot's cloud becomes, in every dialect: the status, and a word of the
+# dialect's error body that says what happened. One model per upstream API Copilot speaks.
+ERROR_MODELS = ("gpt-4.1", "gpt-5-mini", "claude-sonnet-4.5")
+CAPI_FAILURES = {
+    "[capi 400]": (400, "the fake CAPI was asked to refuse"),
+    "[capi 400 blank]": (400, "answered 400"),
+    "[capi 402]": (429, "quota"),
+    "[capi 429 7]": (429, ""),
+    "[capi filter]": (400, "content filter"),
+    "[capi midstream drop]": (502, "other side closed"),
+}
+
+
+@pytest.mark.parametrize("marker", list(CAPI_FAILURES))
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_each_cloud_failure_has_its_status_in_each_dialect(
+    vscode: VSCodeHost, capi: FakeCapi, dialect: Dialect, marker: str
+) -> None:
+    status, words = CAPI_FAILURES[marker]
+    for model in ERROR_MODELS:
+        for stream in (False, True):
+            outcome = ask(vscode, dialect, model, f"Fail {nonce()} {marker}", stream=stream)
+            assert outcome.status == status, f"{model}: {outcome}"
+            assert words in json.dumps(outcome.error), f"{model}: {outcome}"
+            if marker.startswith("[capi 429"):
+                assert int(outcome.reply.headers["retry-after"]) >= 1, outcome.reply.headers
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_a_prompt_over_the_window_is_the_dialects_context_error(
+    vscode: VSCodeHost, capi: FakeCapi, dialect: Dialect
+) -> None:
+    """CAPI refuses a prompt over the model's limit with `model_max_prompt_tokens_exceeded`;
+    each dialect answers with the error its clients act on (Claude Code compacts on Anthropic's
+    "prompt is too long", the OpenAI SDKs know `context_length_exceeded`)."""
+    for model in ERROR_MODELS:
+        outcome = ask(vscode, dialect, model, f"Too long {nonce()} [capi context]", stream=True)
+        assert outcome.status == 400, outcome
+        error = outcome.error or {}
+        if dialect == "messages":
+            assert error["error"]["type"] == "invalid_request_error", outcome
+            assert error["error"]["message"].startswith("prompt is too long: "), outcome
+        elif dialect == "gemini":
+            assert error["error"]["status"] == "INVALID_ARGUMENT", outcome
+            assert "exceeds the maximum number of tokens" in error["error"]["message"], outcome
+        else:
+            assert error["error"]["code"] == "context_length_exceeded", outcome
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_an_answer_cut_at_the_output_limit_ends_as_length_limited(
+    vscode: VSCodeHost, capi: FakeCapi, dialect: Dialect
+) -> None:
+    """Copilot 0.67 passes on the partial text of a `length` finish with no error; the bridge
+    still tells the client the answer was cut (finish `length`, stop `max_tokens`...)."""
+    for model in ERROR_MODELS:
+        marker = nonce()
+        # An echo of ~45 tokens, over 30 even after a reasoning model's thinking.
+        prompt = f"Cut {marker} short: " + "one two three four five six seven " * 4
+        outcome = ask(vscode, dialect, model, prompt, stream=True, max_tokens=30)
+        assert outcome.status == 200, outcome
+        assert outcome.finish == "length", f"{model}: {outcome}"
+        assert outcome.text and f"You said: {prompt}".startswith(outcome.text), (model, outcome.text)
+        sent = upstream(capi, marker).body
+        asked = sent.get("max_tokens", sent.get("max_output_tokens"))
+        assert asked == 30, sent
