@@ -84,10 +84,12 @@ def test_options_map_to_the_editor() -> None:
             True,
         ),
         ({"output_config": {"effort": "low"}}, "low", False),
-        ({"output_config": {"effort": "max"}}, "xhigh", False),
+        # Copilot's models all take low/medium/high; `max` is the nearest (core/reasoning.py).
+        ({"output_config": {"effort": "max"}}, "high", False),
         ({"output_config": {"effort": "astronomical"}}, None, False),
-        ({"thinking": {"type": "disabled"}}, "none", False),
-        ({"thinking": {"type": "disabled"}, "output_config": {"effort": "high"}}, "none", False),
+        # No level turns reasoning off on every model: the model's default.
+        ({"thinking": {"type": "disabled"}}, None, False),
+        ({"thinking": {"type": "disabled"}, "output_config": {"effort": "high"}}, None, False),
         ({}, None, False),
     ],
 )

@@ -148,11 +148,19 @@ def test_stop_goes_as_one_string() -> None:
     assert plan(stop=["a", "b"]).chat.modelOptions == {"stop": "a"}
 
 
-@pytest.mark.parametrize("effort", ["none", "minimal", "low", "medium", "high", "xhigh"])
-def test_known_efforts_pass_on(effort: str) -> None:
+@pytest.mark.parametrize(
+    ("effort", "level"),
+    [("minimal", "low"), ("low", "low"), ("medium", "medium"), ("high", "high"), ("xhigh", "high")],
+)
+def test_known_efforts_go_as_a_level_every_model_takes(effort: str, level: str) -> None:
     got = plan(reasoning_effort=effort)
-    assert got.chat.modelConfiguration == {"reasoningEffort": effort}
+    assert got.chat.modelConfiguration == {"reasoningEffort": level}
     assert got.chat.modelOptions == {}
+
+
+def test_effort_none_leaves_the_model_its_default() -> None:
+    got = plan(reasoning_effort="none")
+    assert got.chat.modelConfiguration == {} and got.chat.modelOptions == {}
 
 
 def test_an_unknown_effort_is_dropped_with_a_log_line(caplog: pytest.LogCaptureFixture) -> None:

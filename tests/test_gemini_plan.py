@@ -185,8 +185,11 @@ def test_generation_config_options_and_thinking() -> None:
     [
         ({"thinkingLevel": "LOW"}, "low"),
         ({"thinking_level": "high"}, "high"),
-        ({"thinkingBudget": 0}, "none"),
+        ({"thinkingLevel": "MINIMAL"}, "low"),  # the nearest level every model takes
+        ({"thinkingBudget": 0}, None),  # no level turns reasoning off on every model
         ({"thinkingBudget": -1}, None),
+        ({"thinkingBudget": 1024}, "low"),
+        ({"thinkingBudget": 8192}, "medium"),
         ({"thinkingBudget": 30000}, "high"),
         ({"thinkingLevel": "galaxy"}, None),
     ],

@@ -155,6 +155,8 @@ class EditorAnswer:
         counts them and the model's window. Copilot counted more than the window (its count
         adds its own prompt and per-message overhead), so the input is at least window + 1."""
         error = from_failure(failure)
+        if failure.overflow is not None:
+            return error  # the model's service counted it and said so
         window = 0
         try:
             models = await self.backend.list_models()

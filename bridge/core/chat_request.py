@@ -28,7 +28,7 @@ def editor_chat(
     model option carries one through Copilot). Instructions about this answer alone (`notes`,
     the format's) go after the history (bridge/core/turn_notes.py: the prompt's prefix
     stays what the previous turn sent, for the provider's prompt cache)."""
-    check_tool_count(tools)  # Copilot throws above 128 tools: a clear 400 instead
+    check_tool_count(tools, model)  # Copilot throws above 128 tools: a clear 400 instead
     if fmt is not None:
         notes = [fmt.instruction(), *notes]
     return copilot_request(model, messages, tools, tool_mode, options, justification, notes)

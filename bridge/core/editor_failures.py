@@ -4,9 +4,11 @@ The provider behind `vscode.lm` (GitHub Copilot) reports most failures as a plai
 whose only signal is its `name` or its wording (microsoft/vscode-copilot-chat,
 languageModelAccess.ts and chatMLFetcher.ts): a spent quota is named `ChatQuotaExceeded`, a
 rate limit `ChatRateLimited`, an answer cut at the output limit says `Response too long.`, an
-upstream rejection `Request Failed: <status> <body>`. `classify` turns that into one `Failure`
-that the HTTP side (core/errors.py) and the answer stream (core/answer.py) both act on, so each
-condition gets one status in every dialect instead of a 502.
+upstream rejection `Request Failed: <status> <body>` (a prompt over the model's window among
+them: CAPI's 400 `model_max_prompt_tokens_exceeded`, "prompt token count of N exceeds the limit
+of M", whose numbers are kept for the dialects that state them). `classify` turns that into one
+`Failure` that the HTTP side (core/errors.py) and the answer stream (core/answer.py) both act
+on, so each condition gets one status in every dialect instead of a 502.
 """
 
 from __future__ import annotations
@@ -58,10 +60,19 @@ _INVALID_REQUEST_PREFIXES = (
     "Image does not match the provided media type",
 )
 _REQUEST_FAILED = re.compile(r"Request Failed: (\d{3})\s*(.*)", re.DOTALL)
-# "retry after 42 seconds", "try again in 2 minutes", "wait 30s", "Retry-After: 12".
-_RETRY_AFTER = re.compile(
-    r"(?:retry|try again|wait)[^0-9\n]{0,24}?(\d{1,6})\s*(seconds?|secs?|s\b|minutes?|mins?|m\b"
-    r"|hours?|h\b)?",
+# CAPI's refusal of a prompt over the model's window (its code, then its wording).
+PROMPT_TOO_LONG_CODE = "model_max_prompt_tokens_exceeded"
+_PROMPT_TOKENS = re.compile(
+    r"prompt token count of (\d+) exceeds the limit of (\d+)", re.IGNORECASE
+)
+# Copilot's refusal of its utility aliases to anyone but VS Code itself (languageModelAccess.ts).
+CORE_ONLY_MARKER = "is only available to VS Code core."
+# Copilot's ChatRateLimited message is the cloud's own `message` (chatMLFetcher.ts drops the
+# Retry-After header), and that message may say how long: "retry after 42 seconds", "try
+# again in 1 minute 30 seconds", "wait 30s", "Retry-After: 12". Without a number: the default.
+_RETRY_PHRASE = re.compile(r"(?:retry|try again|wait)[^0-9\n]{0,24}?(?=\d)", re.IGNORECASE)
+_DURATION = re.compile(
+    r"\s*(?:and\s+|,\s*)?(\d{1,6})\s*(seconds?|secs?|s\b|minutes?|mins?|m\b|hours?|hrs?|h\b)?",
     re.IGNORECASE,
 )
 _UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600}
@@ -73,6 +84,8 @@ class Failure:
     message: str  # the provider's message, or the upstream's own when it gave one
     retry_after: int | None = None  # seconds, for a rate limit
     upstream_status: int | None = None  # the model service's HTTP status, when it gave one
+    # A prompt over the window, as the model's service counted it: (its tokens, the limit).
+    overflow: tuple[int, int] | None = None
 
 
 def classify(code: EditorErrorCode, name: str, message: str) -> Failure:
@@ -106,6 +119,10 @@ def _classify_message(message: str) -> Failure:
         return Failure("context_length", message)
     if any(marker in text for marker in _FILTER_MARKERS):
         return Failure("content_filter", message)
+    if PROMPT_TOO_LONG_CODE in text or _PROMPT_TOKENS.search(text):
+        return _prompt_too_long(text, message)
+    if CORE_ONLY_MARKER in text:
+        return Failure("not_found", message)
     if "model_not_supported" in text:
         return Failure("model_not_supported", _upstream_message(text) or message)
     if text.startswith(_INVALID_REQUEST_PREFIXES):
@@ -115,6 +132,13 @@ def _classify_message(message: str) -> Failure:
         body = found.group(2).strip()
         return Failure("upstream", _upstream_message(body) or body, upstream_status=int(found[1]))
     return Failure("other", message)
+
+
+def _prompt_too_long(text: str, message: str) -> Failure:
+    """CAPI's 400 for a prompt over the window, with its numbers when it gave them."""
+    found = _PROMPT_TOKENS.search(text)
+    overflow = (int(found[1]), int(found[2])) if found else None
+    return Failure("context_length", _upstream_message(text) or message, overflow=overflow)
 
 
 def _upstream_message(text: str) -> str | None:
@@ -137,8 +161,14 @@ def _upstream_message(text: str) -> str | None:
 
 def retry_after_seconds(message: str) -> int:
     """How long the message says to wait, in whole seconds; the default when it does not."""
-    found = _RETRY_AFTER.search(message)
-    if found is None:
+    phrase = _RETRY_PHRASE.search(message)
+    if phrase is None:
         return DEFAULT_RETRY_AFTER
-    unit = (found.group(2) or "s")[0].lower()
-    return max(1, int(found.group(1)) * _UNIT_SECONDS.get(unit, 1))
+    seconds, at = 0, phrase.end()
+    while (found := _DURATION.match(message, at)) is not None:
+        unit = (found.group(2) or "s")[0].lower()
+        seconds += int(found.group(1)) * _UNIT_SECONDS.get(unit, 1)
+        at = found.end()
+        if found.group(2) is None:
+            break  # a bare number ("Retry-After: 12") is the whole duration
+    return max(1, seconds)

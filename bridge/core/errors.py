@@ -115,7 +115,7 @@ def from_failure(failure: Failure) -> ApiError:
     if kind == "model_not_supported":
         return ApiError(404, _joined(message, MODEL_NOT_SUPPORTED_HINT), code="model_not_supported")
     if kind == "context_length":
-        return ApiError(400, _joined(message, CONTEXT_HINT), code="context_length_exceeded")
+        return context_error(message, failure.overflow)
     if kind == "content_filter":
         return ApiError(400, _joined(CONTENT_FILTER_HINT, message), code="content_filter")
     if kind == "invalid_request":
@@ -129,6 +129,21 @@ def from_failure(failure: Failure) -> ApiError:
     }.get(kind, "Other")  # type: ignore[assignment]
     status, type_, err_code = EDITOR_ERRORS[editor_code]
     return ApiError(status, message, type=type_, code=err_code)
+
+
+def context_error(message: str, overflow: tuple[int, int] | None) -> ApiError:
+    """400 `context_length_exceeded`; with the numbers, OpenAI's own wording (which clients
+    such as LiteLLM read) and `overflow`, from which Anthropic's and Google's envelopes word
+    theirs (anthropic/errors.py, gemini/errors.py)."""
+    if overflow is None:
+        return ApiError(400, _joined(message, CONTEXT_HINT), code="context_length_exceeded")
+    tokens, window = overflow
+    worded = (
+        f"This model's maximum context length is {window} tokens. However, your messages "
+        f"resulted in {tokens} tokens (GitHub Copilot's count: its own prompt and the tools' "
+        "definitions included). Please reduce the length of the messages."
+    )
+    return ApiError(400, worded, code="context_length_exceeded", overflow=overflow)
 
 
 def _upstream(failure: Failure) -> ApiError:

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Literal
 
+from bridge.core.copilot.internal_models import offered
 from bridge.core.errors import ApiError
 
 if TYPE_CHECKING:  # `serve` parses its --model-alias flags here without the bridge's types
@@ -61,7 +62,8 @@ def resolve_model(
         )
     if requested in by_id:
         return by_id[requested]
-    match = match_name(requested, [model.id for model in models])
+    # Another spelling never lands on a utility alias: only an exact id reaches one.
+    match = match_name(requested, [model.id for model in offered(models)])
     if match is not None:
         return _answered(requested, by_id[match[0]], match[1])
     if names.default is not None:
@@ -219,7 +221,9 @@ def listed_models(models: list[ModelInfo], names: ModelNames | None = None) -> l
     """
     names = names or ModelNames()
     by_id = {model.id: model for model in models}
-    listed = [model_object(model) for model in models if model.id not in names.aliases]
+    # Copilot's utility aliases are not listed, `auto` once (copilot/internal_models.py);
+    # a request naming one still reaches it through `resolve_model`.
+    listed = [model_object(model) for model in offered(models) if model.id not in names.aliases]
     for alias, target in names.aliases.items():
         if target in by_id:
             listed.append(model_object(by_id[target], alias=alias))
@@ -253,7 +257,7 @@ def parse_alias(text: str) -> tuple[str, str]:
 
 
 def _not_found(message: str, models: list[ModelInfo], names: ModelNames) -> ApiError:
-    available = ", ".join(model.id for model in models) or "none"
+    available = ", ".join(model.id for model in offered(models)) or "none"
     text = f"{message} Available models: {available}."
     usable = [alias for alias, target in names.aliases.items() if target in {m.id for m in models}]
     if usable:

@@ -51,9 +51,17 @@ def _details(error: ApiError) -> list[dict[str, Any]]:
 
 
 def gemini_error_body(error: ApiError) -> dict[str, Any]:
+    message = error.message
+    if error.overflow is not None:
+        # Gemini's own words for a prompt over the window, which its clients recognise.
+        tokens, window = error.overflow
+        message = (
+            f"The input token count ({tokens}) exceeds the maximum number of tokens allowed "
+            f"({window})."
+        )
     body: dict[str, Any] = {
         "code": error.status,
-        "message": error.message,
+        "message": message,
         "status": rpc_status(error.status),
     }
     details = _details(error)

@@ -16,6 +16,7 @@ from typing import Any
 from aiohttp import web
 
 from bridge.core.backend import Backend
+from bridge.core.copilot.internal_models import offered
 from bridge.core.errors import ApiError, invalid_request
 from bridge.core.models import ModelNames, resolve_model
 from bridge.core.request_limits import check_request_shape
@@ -72,11 +73,11 @@ async def count_input_tokens(
         raise invalid_request("The request body must be a JSON object.", code="invalid_json")
     models = await backend.list_models()
     if not body.get("model"):
-        if not models:
+        if not offered(models):
             raise ApiError(
                 404, "The editor offers no models.", param="model", code="model_not_found"
             )
-        body = {**body, "model": models[0].id}
+        body = {**body, "model": offered(models)[0].id}
     body = {**body, "input": body.get("input") or [], "stream": False}
     request = create_request(body, limits or Limits())
     model = resolve_model(request.model, models, names)

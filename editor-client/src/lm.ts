@@ -9,7 +9,7 @@ import {
   type LmFactory, type PartKind,
 } from './convert';
 import type { Logger } from './logging';
-import { allowedConfiguration } from './modelConfig';
+import { allowedConfiguration, configurationOptions } from './modelConfig';
 import { inputText, inputTooLongMessage } from './inputCount';
 import {
   EditorErrorCodes, INPUT_TOO_LONG, Methods, REQUEST_CANCELLED, type ChatAckParams, type ChatInputParams,
@@ -143,11 +143,11 @@ export class LmEndpoint implements vscode.Disposable {
         toolMode: request.toolMode === 'required' ? vscode.LanguageModelChatToolMode.Required : vscode.LanguageModelChatToolMode.Auto,
       };
       if (request.justification !== undefined) options.justification = request.justification;
-      // Copilot reads the reasoning effort from `modelConfiguration` (proposed API): passed
-      // only where the model's configuration schema lists the key.
+      // Copilot reads the reasoning effort from the provider's `modelConfiguration`, which
+      // VS Code fills from the request's `configuration` (modelConfig.ts).
       const { passed, left } = allowedConfiguration(model, request.modelConfiguration);
-      if (Object.keys(passed).length > 0) Object.assign(options, { modelConfiguration: passed });
-      if (left.length > 0) this.log.debug(`${chatId}: model configuration not passed (the model does not list it): ${left.join(', ')}`);
+      Object.assign(options, configurationOptions(passed));
+      if (left.length > 0) this.log.debug(`${chatId}: model configuration not passed (the model does not take it): ${left.join(', ')}`);
       const response = await model.sendRequest(toLmMessages(request.messages, factory), options, source.token);
       for await (const part of response.stream) {
         const wire = toWirePart(kindOf(part), part);

@@ -4,7 +4,9 @@
 // A `LanguageModelChat` carries `maxInputTokens` in the stable API; newer VS Code builds also
 // expose the provider's `maxOutputTokens`, `capabilities` and (proposed `chatProvider` API) the
 // `configurationSchema` of the per-model configuration that Copilot reads (its reasoning effort).
-// Each is read only where present, with its type checked.
+// Each is read only where present, with its type checked. VS Code 1.139's model objects carry
+// none of the three (its `_createLanguageModelChatApi`): the server then falls back to the
+// client's own output limit and takes capabilities as present.
 
 import type { ModelCapabilities } from './protocol';
 
@@ -32,23 +34,46 @@ export function modelExtras(model: unknown): { maxOutputTokens: number; capabili
   return extras;
 }
 
+/** The keys Copilot reads from a request's model configuration (languageModelAccess.ts). */
+export const KNOWN_CONFIGURATION_KEYS: readonly string[] = ['reasoningEffort'];
+
 /**
- * The part of `wanted` the model's configuration schema lists (a value outside a listed
- * `enum` left out too), and the keys left out. Without a schema nothing is passed: a provider
- * validates its configuration against it.
+ * The part of `wanted` that goes to the model, and the keys left out. With a configuration
+ * schema, what it lists (a value outside a listed `enum` left out too): a provider validates
+ * its configuration against it. VS Code 1.139 gives extensions' model objects no schema; then
+ * the keys Copilot reads pass as they are (the server already made the effort a level every
+ * model takes) and any other key is left out.
  */
 export function allowedConfiguration(
   model: unknown, wanted: Record<string, unknown>,
 ): { passed: Record<string, unknown>; left: string[] } {
   const schema = isObject(model) ? model.configurationSchema : undefined;
-  const properties = isObject(schema) && isObject(schema.properties) ? schema.properties : {};
+  const properties = isObject(schema) && isObject(schema.properties) ? schema.properties : undefined;
   const passed: Record<string, unknown> = {};
   const left: string[] = [];
   for (const [key, value] of Object.entries(wanted)) {
+    if (properties === undefined) {
+      if (KNOWN_CONFIGURATION_KEYS.includes(key)) passed[key] = value;
+      else left.push(key);
+      continue;
+    }
     const property = properties[key];
     const choices = isObject(property) && Array.isArray(property.enum) ? property.enum : undefined;
     if (isObject(property) && (choices === undefined || choices.includes(value))) passed[key] = value;
     else left.push(key);
   }
   return { passed, left };
+}
+
+/**
+ * The request options that carry `passed` to the provider. VS Code forwards the consumer's
+ * `configuration` (merged over the user's per-model choice) and overwrites the provider's
+ * `modelConfiguration` with it (extHostLanguageModels.ts, `$startChatRequest`); older builds
+ * read `modelConfiguration` itself, so both are set.
+ */
+export function configurationOptions(
+  passed: Record<string, unknown>,
+): { configuration?: Record<string, unknown>; modelConfiguration?: Record<string, unknown> } {
+  if (Object.keys(passed).length === 0) return {};
+  return { configuration: { ...passed }, modelConfiguration: { ...passed } };
 }

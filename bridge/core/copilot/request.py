@@ -58,7 +58,7 @@ def copilot_request(
         messages=with_turn_notes(shaped, notes),
         tools=editor_tools,
         toolMode=tool_mode,
-        modelOptions=model_options(options),
+        modelOptions=model_options(options, model),
         modelConfiguration=model_configuration(options),
         justification=justification,
         clientToolNames=names.to_client,

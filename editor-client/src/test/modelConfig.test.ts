@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { toModelInfo, parseChatParams } from '../convert';
-import { allowedConfiguration, modelExtras } from '../modelConfig';
+import { allowedConfiguration, configurationOptions, modelExtras } from '../modelConfig';
 
 const base = { id: 'gpt-5', name: 'GPT-5', vendor: 'copilot', family: 'gpt-5', version: '1', maxInputTokens: 128000 };
 
@@ -33,13 +33,30 @@ describe('allowedConfiguration', () => {
     assert.deepEqual(allowedConfiguration(model, { reasoningEffort: 'low' }), { passed: { reasoningEffort: 'low' }, left: [] });
   });
 
-  it('leaves out a value outside the enum, an unlisted key, and everything without a schema', () => {
+  it('leaves out a value outside the enum and a key the schema does not list', () => {
     assert.deepEqual(allowedConfiguration(model, { reasoningEffort: 'xhigh', other: 1 }), { passed: {}, left: ['reasoningEffort', 'other'] });
-    assert.deepEqual(allowedConfiguration(base, { reasoningEffort: 'low' }), { passed: {}, left: ['reasoningEffort'] });
+  });
+
+  it('passes the keys Copilot reads when the model has no schema (VS Code 1.139)', () => {
+    assert.deepEqual(allowedConfiguration(base, { reasoningEffort: 'low', other: 1 }), {
+      passed: { reasoningEffort: 'low' }, left: ['other'],
+    });
   });
 
   it('arrives from the chat params', () => {
     const p = parseChatParams({ chatId: 'c', model: 'm', messages: [], modelConfiguration: { reasoningEffort: 'high' } });
     assert.deepEqual(p.modelConfiguration, { reasoningEffort: 'high' });
+  });
+});
+
+describe('configurationOptions', () => {
+  it('sets configuration, which VS Code forwards as modelConfiguration, and modelConfiguration too', () => {
+    assert.deepEqual(configurationOptions({ reasoningEffort: 'high' }), {
+      configuration: { reasoningEffort: 'high' }, modelConfiguration: { reasoningEffort: 'high' },
+    });
+  });
+
+  it('sets nothing when nothing passed', () => {
+    assert.deepEqual(configurationOptions({}), {});
   });
 });
