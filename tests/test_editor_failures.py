@@ -32,6 +32,7 @@ def _request_failed(status: int, message: str, code: str = "") -> str:
         ("Other", "Error", "Response too long.", "too_long"),
         ("Other", "Error", "Message exceeds token limit.", "context_length"),
         ("Other", "Error", "Response got filtered.", "content_filter"),
+        ("Other", "Error", "Model declined to respond.", "content_filter"),
         (
             "Other",
             "Error",

@@ -46,6 +46,8 @@ TOKEN_LIMIT_MESSAGE = "Message exceeds token limit."
 # chatMLFetcher.ts: a content-filter finish, the intent classifier, a 422 from the RAI service.
 _FILTER_MARKERS = (
     "Response got filtered.",
+    # Copilot 0.67's words for a Claude `refusal` stop (its chat fetcher's "refusal" result).
+    "Model declined to respond.",
     "filtered as off_topic by intent classifier",
     "Filtered by Responsible AI Service",
 )
