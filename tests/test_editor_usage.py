@@ -75,3 +75,24 @@ def test_the_builder_leaves_an_ignored_report_to_counting() -> None:
     part = DataPart(mimeType="usage", data=encoded({"completion_tokens": 5}))
     builder.add([TextPart(value="hi"), part])
     assert builder.usage is None
+
+
+def test_cache_writes_are_read_and_billed_apart_in_anthropic_usage() -> None:
+    """Copilot's Messages path reports what the prompt wrote to Anthropic's cache beside what
+    it read; Anthropic's usage gives both apart from the plain input."""
+    from bridge.anthropic.events import usage_fields
+    from bridge.core.editor_usage import usage_counts
+
+    raw = {
+        "prompt_tokens": 5000,
+        "completion_tokens": 20,
+        "prompt_tokens_details": {"cached_tokens": 1000, "cache_creation_input_tokens": 3000},
+    }
+    counts = usage_counts(base64.b64encode(json.dumps(raw).encode()).decode())
+    assert counts is not None and counts.cache_write_tokens == 3000
+    assert usage_fields(counts) == {
+        "input_tokens": 1000,
+        "output_tokens": 20,
+        "cache_creation_input_tokens": 3000,
+        "cache_read_input_tokens": 1000,
+    }

@@ -40,10 +40,11 @@ def usage_fields(counts: UsageCounts) -> dict[str, int]:
     """Anthropic's usage: `input_tokens` are the input not read from the cache (the whole
     input is their sum with `cache_read_input_tokens` and `cache_creation_input_tokens`)."""
     cached = min(counts.cached_tokens, counts.input_tokens)
+    written = min(counts.cache_write_tokens, counts.input_tokens - cached)
     return {
-        "input_tokens": counts.input_tokens - cached,
+        "input_tokens": counts.input_tokens - cached - written,
         "output_tokens": counts.output_tokens,
-        "cache_creation_input_tokens": 0,
+        "cache_creation_input_tokens": written,
         "cache_read_input_tokens": cached,
     }
 

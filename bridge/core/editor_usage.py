@@ -23,6 +23,9 @@ class UsageCounts(NamedTuple):
     output_tokens: int  # reasoning included
     reasoning_tokens: int = 0
     cached_tokens: int = 0  # of the input, read from the provider's cache
+    # Of the input, written to the provider's cache (Anthropic bills it apart; Copilot's
+    # Messages path reports it as `prompt_tokens_details.cache_creation_input_tokens`).
+    cache_write_tokens: int = 0
 
 
 def _count(raw: dict[str, Any], key: str) -> int | None:
@@ -56,12 +59,13 @@ def usage_counts(data: str) -> UsageCounts | None:
         _count(raw, "completion_tokens"),
         _detail(raw, "completion_tokens_details", "reasoning_tokens"),
         _detail(raw, "prompt_tokens_details", "cached_tokens"),
+        _detail(raw, "prompt_tokens_details", "cache_creation_input_tokens"),
     ]
     if any(count is None for count in counts):
         log.warning("Ignoring a usage part with a negative or non-integer count from the editor")
         return None
-    input_tokens, output_tokens, reasoning, cached = (int(c or 0) for c in counts)
-    return UsageCounts(input_tokens, output_tokens, reasoning, cached)
+    input_tokens, output_tokens, reasoning, cached, written = (int(c or 0) for c in counts)
+    return UsageCounts(input_tokens, output_tokens, reasoning, cached, written)
 
 
 def usage_of_part(mime_type: str, data: str) -> UsageCounts | None:

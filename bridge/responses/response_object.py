@@ -10,8 +10,13 @@ from bridge.responses import wire
 
 
 def usage_object(
-    input_tokens: int, output_tokens: int, reasoning_tokens: int = 0, cached_tokens: int = 0
+    input_tokens: int,
+    output_tokens: int,
+    reasoning_tokens: int = 0,
+    cached_tokens: int = 0,
+    cache_write_tokens: int = 0,  # part of input_tokens: OpenAI's usage has no field for it
 ) -> dict[str, Any]:
+    del cache_write_tokens
     return {
         "input_tokens": input_tokens,
         "input_tokens_details": {"cached_tokens": cached_tokens},
