@@ -52,8 +52,12 @@ def copilot_token(api_url: str) -> str:
         "copilot_plan": "business",
         "individual": False,
         "chat_enabled": True,
-        "endpoints": {"api": api_url, "proxy": api_url, "telemetry": api_url,
-                      "origin-tracker": api_url},
+        "endpoints": {
+            "api": api_url,
+            "proxy": api_url,
+            "telemetry": api_url,
+            "origin-tracker": api_url,
+        },
     }
     return base64.b64encode(json.dumps(token).encode()).decode()
 

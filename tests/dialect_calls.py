@@ -92,7 +92,11 @@ def body_for(
             body["output_config"] = {"effort": effort}
         if tools:
             body["tools"] = [
-                {"name": t["name"], "description": t["description"], "input_schema": t["parameters"]}
+                {
+                    "name": t["name"],
+                    "description": t["description"],
+                    "input_schema": t["parameters"],
+                }
                 for t in tools
             ]
         return body
@@ -105,10 +109,18 @@ def body_for(
     if config:
         body["generationConfig"] = config
     if tools:
-        body["tools"] = [{"functionDeclarations": [
-            {"name": t["name"], "description": t["description"], "parameters": t["parameters"]}
-            for t in tools
-        ]}]
+        body["tools"] = [
+            {
+                "functionDeclarations": [
+                    {
+                        "name": t["name"],
+                        "description": t["description"],
+                        "parameters": t["parameters"],
+                    }
+                    for t in tools
+                ]
+            }
+        ]
     return body
 
 

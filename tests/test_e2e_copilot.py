@@ -71,8 +71,9 @@ def system_text(request: Recorded) -> str:
 def ask(
     host: VSCodeHost, dialect: Dialect, model: str, text: str, *, stream: bool, **options: Any
 ) -> Outcome:
-    return call(root(host), dialect, body_for(dialect, model, text, **options), stream=stream,
-                model=model)
+    return call(
+        root(host), dialect, body_for(dialect, model, text, **options), stream=stream, model=model
+    )
 
 
 @pytest.mark.parametrize("stream", [False, True], ids=["whole", "stream"])
@@ -156,7 +157,8 @@ def test_an_answer_cut_at_the_output_limit_ends_as_length_limited(
         outcome = ask(vscode, dialect, model, prompt, stream=True, max_tokens=30)
         assert outcome.status == 200, outcome
         assert outcome.finish == "length", f"{model}: {outcome}"
-        assert outcome.text and f"You said: {prompt}".startswith(outcome.text), (model, outcome.text)
+        assert outcome.text, (model, outcome)
+        assert f"You said: {prompt}".startswith(outcome.text), (model, outcome.text)
         sent = upstream(capi, marker).body
         asked = sent.get("max_tokens", sent.get("max_output_tokens"))
         assert asked == 30, sent

@@ -43,8 +43,9 @@ def upstream(capi: FakeCapi, marker: str) -> Recorded:
 
 
 def ask(host: VSCodeHost, dialect: Dialect, model: str, text: str, **options: Any) -> Outcome:
-    outcome = call(root(host), dialect, body_for(dialect, model, text, **options), stream=True,
-                   model=model)
+    outcome = call(
+        root(host), dialect, body_for(dialect, model, text, **options), stream=True, model=model
+    )
     assert outcome.status == 200, f"{outcome}\n{host.diagnostics()}"
     return outcome
 
@@ -53,8 +54,11 @@ def tool(name: str) -> dict[str, Any]:
     return {
         "name": name,
         "description": f"The {name} tool.",
-        "parameters": {"type": "object", "properties": {"city": {"type": "string"}},
-                       "required": ["city"]},
+        "parameters": {
+            "type": "object",
+            "properties": {"city": {"type": "string"}},
+            "required": ["city"],
+        },
     }
 
 
@@ -96,8 +100,11 @@ def test_copilots_defaults_and_the_clients_options(vscode: VSCodeHost, capi: Fak
     sent = upstream(capi, marker).body
     assert (sent["temperature"], sent["max_tokens"]) == (0.1, 16384), sent
     marker = nonce()
-    body = {**body_for("chat", GPT, f"Options {marker}", max_tokens=300), "temperature": 0.7,
-            "stop": ["NEVER-SAID"]}
+    body = {
+        **body_for("chat", GPT, f"Options {marker}", max_tokens=300),
+        "temperature": 0.7,
+        "stop": ["NEVER-SAID"],
+    }
     outcome = call(root(vscode), "chat", body, stream=False)
     assert outcome.status == 200, outcome
     sent = upstream(capi, marker).body
@@ -125,8 +132,12 @@ def test_many_tools_reach_a_tool_search_model_and_not_others(
     assert outcome.tool_calls and outcome.tool_calls[0][0] == "tool_0", outcome
     assert len(upstream(capi, marker).body["tools"]) == 150
     marker = nonce()
-    refused = call(root(vscode), "messages", body_for("messages", GPT, f"Use {marker}",
-                                                      tools=tools), stream=False)
+    refused = call(
+        root(vscode),
+        "messages",
+        body_for("messages", GPT, f"Use {marker}", tools=tools),
+        stream=False,
+    )
     assert refused.status == 400, refused
     assert "128" in json.dumps(refused.error), refused
     assert not [r for r in capi.requests if r.body and marker in json.dumps(r.body)]
@@ -150,8 +161,10 @@ def test_required_with_several_tools_ends_in_a_call(vscode: VSCodeHost, capi: Fa
     """Copilot refuses `Required` with more than one tool; the bridge still honours the
     client's `tool_choice: required`."""
     marker = nonce()
-    body = {**body_for("chat", GPT, f"Pick one {marker}", tools=[tool("a"), tool("b")]),
-            "tool_choice": "required"}
+    body = {
+        **body_for("chat", GPT, f"Pick one {marker}", tools=[tool("a"), tool("b")]),
+        "tool_choice": "required",
+    }
     outcome = call(root(vscode), "chat", body, stream=False)
     assert outcome.status == 200, outcome
     assert outcome.finish == "tool" and outcome.tool_calls, outcome
@@ -160,8 +173,10 @@ def test_required_with_several_tools_ends_in_a_call(vscode: VSCodeHost, capi: Fa
 
 def test_an_image_reaches_the_cloud(vscode: VSCodeHost, capi: FakeCapi) -> None:
     marker = nonce()
-    content = [{"type": "text", "text": f"Look {marker}"},
-               {"type": "image_url", "image_url": {"url": f"data:image/png;base64,{PNG}"}}]
+    content = [
+        {"type": "text", "text": f"Look {marker}"},
+        {"type": "image_url", "image_url": {"url": f"data:image/png;base64,{PNG}"}},
+    ]
     body = {"model": GPT, "messages": [{"role": "user", "content": content}]}
     outcome = call(root(vscode), "chat", body, stream=False)
     assert outcome.status == 200, outcome
@@ -195,7 +210,8 @@ def test_the_clouds_prompt_cache_reaches_the_client_and_the_ledger(
     else:
         assert first.usage.get("cache_write", 0) > 0, first.usage
     vscode.wait_for(
-        lambda: _today(vscode)["totals"]["requests"] == before["requests"] + 1, 30,
+        lambda: _today(vscode)["totals"]["requests"] == before["requests"] + 1,
+        30,
         "the ledger's row of the second request",
     )
     after = _today(vscode)["totals"]
@@ -211,15 +227,19 @@ def test_schemas_the_cloud_refuses_arrive_in_a_form_it_takes(
     property, a GPT-4 keyword, a Gemini nullable type list. The bridge reshapes them, so the
     request succeeds and the removed constraint is told to the model in the description."""
     marker = nonce()
-    odd = {"name": "odd", "description": "Odd.", "parameters": {
-        "type": "object",
-        "properties": {"city": {"type": ["string", "null"], "pattern": "^[A-Z]"}},
-        "required": ["city", "ghost"],
-    }}
+    odd = {
+        "name": "odd",
+        "description": "Odd.",
+        "parameters": {
+            "type": "object",
+            "properties": {"city": {"type": ["string", "null"], "pattern": "^[A-Z]"}},
+            "required": ["city", "ghost"],
+        },
+    }
     outcome = ask(vscode, "chat", model, f"Odd {marker}", tools=[odd])
     assert outcome.tool_calls and outcome.tool_calls[0][0] == "odd", outcome
     sent = upstream(capi, marker).body["tools"][0]
-    schema = sent.get("input_schema") or (sent.get("function") or {}).get("parameters")
+    schema: dict[str, Any] = sent.get("input_schema") or sent["function"]["parameters"]
     assert schema["required"] == ["city"], sent
     if model == GPT:
         assert "pattern" not in json.dumps(schema), sent
