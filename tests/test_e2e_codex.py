@@ -32,9 +32,10 @@ import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 import pytest
-from conftest import REPO_ROOT, BridgeServer, StartServer
+from conftest import REPO_ROOT, StartServer
 from processes import run
 
 CODEX_TIMEOUT = 120.0
@@ -131,9 +132,16 @@ def codex_or_skip() -> str:
     return found
 
 
-def write_config(
-    codex_home: Path, server: BridgeServer, model: str, provider_extra: str = ""
-) -> None:
+class Bridge(Protocol):
+    """What Codex's run needs of a bridge: a `serve` process or a VS Code window's."""
+
+    @property
+    def base_url(self) -> str: ...
+
+    def stderr_text(self) -> str: ...
+
+
+def write_config(codex_home: Path, server: Bridge, model: str, provider_extra: str = "") -> None:
     """`provider_extra`: more TOML lines for the provider (timeouts, retries)."""
     codex_home.mkdir()
     (codex_home / "config.toml").write_text(
@@ -160,7 +168,7 @@ class CodexRun:
 
 def run_codex(
     codex_bin: str,
-    server: BridgeServer,
+    server: Bridge,
     tmp_path: Path,
     model: str,
     prompt: str,

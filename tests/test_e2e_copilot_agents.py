@@ -130,7 +130,7 @@ def test_codex_session_on_gpt5(vscode: VSCodeHost, scripted: FakeCapi, tmp_path:
         codex_or_skip(),
         server,
         tmp_path,
-        CODEX_MODEL,  # type: ignore[arg-type]
+        CODEX_MODEL,
         "Please write maestro-hello into out.txt, then fix notes.txt.",
         files={"notes.txt": "first line\nold line\n"},
     )
