@@ -104,6 +104,9 @@ CAPI_FAILURES = {
     "[capi 402]": (429, "quota"),
     "[capi 429 7]": (429, ""),
     "[capi filter]": (400, "content filter"),
+    # A cloud stream that fails part-way: Copilot 0.67 reports none of the answer's text
+    # before the failure, so the client gets the error before any output, streaming or not.
+    "[capi midstream]": (502, ""),
     "[capi midstream drop]": (502, "other side closed"),
 }
 
