@@ -11,7 +11,13 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
+
+# Test and benchmark switch: bill the exact shared prefix whatever the provider, so that a
+# measure of the bridge's prefix stability sees every token (tests/test_prompt_cache_serve.py,
+# bench/prompt_cache.py).
+EXACT_ENV = "MAESTRO_SIM_EXACT_CACHE"
 
 
 @dataclass(frozen=True)
@@ -45,3 +51,7 @@ def billed(policy: CachePolicy, shared: int, breakpoints: tuple[int, ...] = ()) 
     if shared < policy.minimum:
         return 0
     return shared - (shared - policy.minimum) % policy.step
+
+
+def exact_by_env() -> bool:
+    return os.environ.get(EXACT_ENV, "") in ("1", "true", "yes")

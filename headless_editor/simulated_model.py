@@ -32,7 +32,7 @@ from bridge.core.parts import (
 )
 from bridge.core.turn_notes import without_turn_note
 from headless_editor.bench_model import BENCH_MODEL, bench_reply
-from headless_editor.cache_billing import EXACT, policy_for
+from headless_editor.cache_billing import EXACT, exact_by_env, policy_for
 from headless_editor.chat_types import ChatRequest, ModelInfo, request_json
 from headless_editor.copilot import Seen, copilot_view, rules_on_by_env
 from headless_editor.copilot.endpoint import uses_responses_api
@@ -63,6 +63,7 @@ class SimulatedModel:
         # None: on, unless the test-only MAESTRO_SIM_PERMISSIVE=1 is set.
         self.copilot_rules = rules_on_by_env() if copilot_rules is None else copilot_rules
         self.prompt_cache = PromptCache()
+        self.exact_cache = exact_by_env()  # test-only: bill the exact prefix (cache_billing.py)
         self._responses = 0  # Responses-API answers so far: their ids (resp_...) count up
 
     def models(self) -> list[ModelInfo]:
@@ -118,7 +119,8 @@ class SimulatedModel:
         system = seen.system
         prompt = count_tokens(system) + count_message_tokens(request.messages)
         prompt += count_tool_tokens(request.tools)
-        policy = policy_for(model.family) if self.copilot_rules else EXACT
+        billing = self.copilot_rules and not self.exact_cache
+        policy = policy_for(model.family) if billing else EXACT
         cached = self.prompt_cache.cached_tokens(
             model.id, request.messages, request.tools, policy, system
         )
