@@ -28,7 +28,7 @@ from chat_http import (
 from chat_validation import DONE, check_stream, parse_sse, validate_completion
 from conftest import BridgeServer, StartServer
 from openai import AsyncOpenAI, OpenAI
-from openai.types.chat import ChatCompletionToolParam
+from openai.types.chat import ChatCompletionMessageParam, ChatCompletionToolParam
 from plain_http import post
 from pydantic import BaseModel
 
@@ -60,7 +60,7 @@ def test_create(client: OpenAI) -> None:
     assert again is not None and again.prompt_tokens_details is not None
     assert usage.prompt_tokens < 1024 and again.prompt_tokens_details.cached_tokens == 0
     # A long one is, in steps of 128 tokens past the first 1,024.
-    long = [{"role": "user", "content": "word " * 1500}]
+    long: list[ChatCompletionMessageParam] = [{"role": "user", "content": "word " * 1500}]
     first = client.chat.completions.create(model="sim-echo", messages=long).usage
     repeat = client.chat.completions.create(model="sim-echo", messages=long).usage
     assert first is not None and repeat is not None and repeat.prompt_tokens_details is not None
