@@ -125,3 +125,19 @@ async def test_a_stateful_marker_reaches_no_client(end: Dialect, length: str, no
     assert reason == normal
     assert "Hello" in wire  # the text went out (in parts, in some dialects)
     assert "resp_0123456789" not in wire and "stateful_marker" not in wire
+
+
+async def test_a_required_call_cut_at_the_limit_is_a_length_end() -> None:
+    # Text up to the limit and no call: asking again would be cut the same way.
+    chat = _chat({"max_tokens": 20}).model_copy(update={"toolCallRequired": True})
+    backend = answer(20)
+    chunks = [
+        c
+        async for batch in completion_chunks(
+            backend, CompletionPlan(chat=chat, model="gpt-x", stream=True)
+        )
+        for c in batch
+    ]
+    real = [c for c in chunks if not is_marker(c) and c.get("choices")]
+    assert real[-1]["choices"][0]["finish_reason"] == "length"
+    assert backend.yielded == 2  # asked once

@@ -92,6 +92,13 @@ class EditorAnswer:
         if self._billed_output is not None and not self.too_long:
             self.too_long = await self._used_the_limit(self._billed_output)
 
+    async def _held_used_the_limit(self, held: list[ResponsePart]) -> bool:
+        usages = [
+            usage_counts(p.data) for p in held if isinstance(p, DataPart) and p.mimeType == "usage"
+        ]
+        found = [counts for counts in usages if counts is not None]
+        return bool(found) and await self._used_the_limit(found[-1].output_tokens)
+
     def _read_usage(self, batch: list[ResponsePart]) -> None:
         for part in batch:
             if isinstance(part, DataPart) and part.mimeType == "usage":
@@ -131,6 +138,12 @@ class EditorAnswer:
                         called = True
                         yield held
             if called:
+                return
+            if await self._held_used_the_limit(held):
+                # Cut at the output limit before any call (0.67's length finish): asking again
+                # would be cut the same way; the answer ends as length-limited, its text kept.
+                self.too_long = True
+                yield held
                 return
             if attempt == 0:
                 log.info("The model answered without the tool call it must make; asking again")
