@@ -5,8 +5,9 @@ Starts a bridge (`maestro-bridge serve`, the simulated models), replays the agen
 bench/cache_sessions.py (shaped after the captured Codex, Claude Code, Aider and Gemini CLI
 requests) for `--turns` turns each, and reads the cached tokens the client is sent in its
 dialect's usage. The simulated models report as cached the longest common prefix, in tokens,
-with a recent request to the model (headless_editor/prompt_cache.py), exactly to the token;
-a real provider caches in blocks, so its figure is a little lower. `--varied`: the turns also
+with a recent request to the model (headless_editor/prompt_cache.py), exactly to the token
+(MAESTRO_SIM_EXACT_CACHE: by default they bill as the providers do, cache_billing.py); a real
+provider caches in blocks, so its figure is a little lower. `--varied`: the turns also
 change what agents change between requests (a required tool call, a structured answer, system
 text added mid-session; bench/cache_sessions.py). Nothing here asserts.
 """
@@ -16,6 +17,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import itertools
+import os
 import statistics
 import sys
 
@@ -23,6 +25,7 @@ import aiohttp
 
 from bench import report, servers
 from bench.cache_sessions import DIALECTS, SESSIONS, Usage, varied_session
+from headless_editor.cache_billing import EXACT_ENV
 
 CLIENTS = {"responses": "Codex", "messages": "Claude Code", "chat": "Aider", "gemini": "Gemini CLI"}
 DEFAULT_TURNS = 8
@@ -77,6 +80,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.turns < 2 or not set(dialects) <= set(DIALECTS):
         parser.error(f"--turns is at least 2; --dialects among {', '.join(DIALECTS)}")
     before = report.machine()
+    os.environ[EXACT_ENV] = "1"  # the server inherits it: the exact prefix, not the billing
     server = servers.start("bridge", "bridge")
     problems: list[str] = []
     results: dict[str, list[Usage]] = {}

@@ -1,15 +1,17 @@
 """The simulated models' prompt cache: how many of a request's input tokens a provider's cache
-would serve, the longest common prefix (in tokens) with a recent request to the same model.
+would serve, from the longest common prefix (in tokens) with a recent request to the same model.
 
 The rendered input is the request as a provider reads it, in order: the tools first (names,
-descriptions, schemas: providers put them before the conversation), then every message, its
-role and every part. Each unit of the rendering is one token as `tokens.py` counts it, so a
-request's units are exactly its `prompt_tokens`; a role, a call id or an image's bytes ride on
-the token they come with, so any change there breaks the prefix as it would break a real cache.
+descriptions, schemas: providers put them before the conversation), Copilot's system prompt,
+then every message, its role and every part. Each unit of the rendering is one token as
+`tokens.py` counts it, so a request's units are exactly its `prompt_tokens`; a role, a call id
+or an image's bytes ride on the token they come with, so any change there breaks the prefix as
+it would break a real cache.
 
-Real caches work in blocks (OpenAI's in steps of 128 tokens after the first 1,024; Anthropic's
-at breakpoints); this one is exact to the token, which makes a test of prefix stability sharp:
-one token changed inside the history shows up as the whole rest of the prompt uncached.
+The prefix is found exact to the token, which makes a test of prefix stability sharp: one token
+changed inside the history shows up as the whole rest of the prompt uncached. What a provider
+bills of it (OpenAI's 128-token steps after 1,024, Anthropic's breakpoints, ...) is the model's
+`CachePolicy` (cache_billing.py); the default policy bills the exact prefix.
 
 Memory is bounded: per model the last `MAX_ENTRIES` prompts, at most `MAX_CHARS` characters
 in all (the oldest go first); there are only as many models as the editor offers.
@@ -21,6 +23,7 @@ import json
 from collections import deque
 
 from bridge.core.parts import ChatMessage, DataPart, MessagePart, TextPart, ToolCallPart
+from headless_editor.cache_billing import EXACT, CachePolicy, billed
 from headless_editor.chat_types import ChatTool
 from headless_editor.tokens import IMAGE_TOKENS, PIECE, data_text
 
@@ -58,9 +61,19 @@ class _Units:
         return "".join(self.chunks)
 
 
-def rendered(messages: list[ChatMessage], tools: list[ChatTool]) -> str:
+def rendered(messages: list[ChatMessage], tools: list[ChatTool], system: str = "") -> str:
     """The request's input as the provider reads it, one `_END`-terminated unit per token."""
     units = _Units()
+    _head(units, tools, system)
+    for message in messages:
+        units.mark(f"{message.role}:{message.name or ''}")
+        for part in message.content:
+            _part(units, part)
+    return units.joined()
+
+
+def _head(units: _Units, tools: list[ChatTool], system: str) -> None:
+    """What comes before the conversation: the tools, then the system prompt."""
     for tool in tools:
         units.mark("tool")
         units.text(tool.name)
@@ -68,11 +81,9 @@ def rendered(messages: list[ChatMessage], tools: list[ChatTool]) -> str:
         if tool.inputSchema is not None:
             # Sorted as tokens.py counts it; the order a client wrote stays the client's.
             units.text(json.dumps(tool.inputSchema, sort_keys=True, ensure_ascii=False))
-    for message in messages:
-        units.mark(f"{message.role}:{message.name or ''}")
-        for part in message.content:
-            _part(units, part)
-    return units.joined()
+    if system:
+        units.mark("system")
+        units.text(system)
 
 
 def _part(units: _Units, part: MessagePart) -> None:
@@ -131,20 +142,34 @@ class PromptCache:
     """The recent renderings of each model's requests, for the tokens a cache would serve."""
 
     def __init__(self) -> None:
-        self._recent: dict[str, deque[str]] = {}
+        # Per model: recent renderings, each with its breakpoints (tokens before each).
+        self._recent: dict[str, deque[tuple[str, tuple[int, ...]]]] = {}
         self._chars: dict[str, int] = {}
 
-    def cached_tokens(self, model: str, messages: list[ChatMessage], tools: list[ChatTool]) -> int:
-        """The tokens of this request a recent one shares from the start; remembers this one."""
-        text = rendered(messages, tools)
+    def cached_tokens(
+        self,
+        model: str,
+        messages: list[ChatMessage],
+        tools: list[ChatTool],
+        policy: CachePolicy = EXACT,
+        system: str = "",
+    ) -> int:
+        """The tokens of this request the cache serves under `policy`, from what a recent one
+        shares from the start; remembers this one."""
+        text = rendered(messages, tools, system)
+        # Breakpoints as Copilot sets them: after the tools and system prompt, and at the end.
+        breakpoints = (unit_count(rendered([], tools, system)), unit_count(text))
         recent = self._recent.setdefault(model, deque())
-        best = max((common_prefix_tokens(text, earlier) for earlier in recent), default=0)
-        recent.append(text)
+        best = max(
+            (billed(policy, common_prefix_tokens(text, old), points) for old, points in recent),
+            default=0,
+        )
+        recent.append((text, breakpoints))
         self._chars[model] = self._chars.get(model, 0) + len(text)
         while len(recent) > MAX_ENTRIES or (len(recent) > 1 and self._chars[model] > MAX_CHARS):
-            self._chars[model] -= len(recent.popleft())
+            self._chars[model] -= len(recent.popleft()[0])
         if self._chars[model] > MAX_CHARS:  # one prompt larger than the whole budget
-            self._chars[model] -= len(recent.popleft())
+            self._chars[model] -= len(recent.popleft()[0])
         return best
 
 

@@ -6,8 +6,11 @@ model answers what Copilot would have sent it. A test that needs the old permiss
 sets MAESTRO_SIM_PERMISSIVE=1 (or passes `copilot_rules=False`).
 
 Without a script it answers as sim_replies.py describes; `sim-reasoning` thinks aloud first.
-Every answer ends with a `usage` part; its `cached_tokens` are what a provider's prompt cache
-would serve: the longest common prefix with a recent request to the model (prompt_cache.py).
+Every answer ends with a `usage` part (a Responses-API model's with a `stateful_marker` part
+before it, as Copilot 0.67 reports them); its `prompt_tokens` take in Copilot's system prompt,
+its `cached_tokens` are what the provider's prompt cache would bill: from the longest common
+prefix with a recent request to the model (prompt_cache.py, cache_billing.py). An answer cut at
+the output limit ends normally, its `completion_tokens` the limit: 0.67 only logs a warning.
 """
 
 from __future__ import annotations
@@ -29,13 +32,14 @@ from bridge.core.parts import (
 )
 from bridge.core.turn_notes import without_turn_note
 from headless_editor.bench_model import BENCH_MODEL, bench_reply
+from headless_editor.cache_billing import EXACT, exact_by_env, policy_for
 from headless_editor.chat_types import ChatRequest, ModelInfo, request_json
 from headless_editor.copilot import Seen, copilot_view, rules_on_by_env
-from headless_editor.copilot.errors import RESPONSE_TOO_LONG, provider_error
+from headless_editor.copilot.endpoint import uses_responses_api
 from headless_editor.placeholders import placeholder_input
 from headless_editor.prompt_cache import PromptCache
 from headless_editor.reply_steps import EchoRequest, Fail, Pause, Reply
-from headless_editor.sim_models import MODELS, THINKING_MODELS
+from headless_editor.sim_models import MODELS, THINKING_MODELS, answering_model
 from headless_editor.sim_replies import default_reply, thinking
 from headless_editor.tokens import (
     count_message_tokens,
@@ -59,6 +63,8 @@ class SimulatedModel:
         # None: on, unless the test-only MAESTRO_SIM_PERMISSIVE=1 is set.
         self.copilot_rules = rules_on_by_env() if copilot_rules is None else copilot_rules
         self.prompt_cache = PromptCache()
+        self.exact_cache = exact_by_env()  # test-only: bill the exact prefix (cache_billing.py)
+        self._responses = 0  # Responses-API answers so far: their ids (resp_...) count up
 
     def models(self) -> list[ModelInfo]:
         return [copy.deepcopy(model) for model in MODELS]
@@ -74,10 +80,11 @@ class SimulatedModel:
         Being a generator, it raises EditorError for an unknown model, or where Copilot
         refuses the request, on the first iteration, not when called.
         """
-        model = next((m for m in MODELS if m.id == request.model), None)
-        if model is None:
+        listed = next((m for m in MODELS if m.id == request.model), None)
+        if listed is None:
             known = ", ".join(model.id for model in MODELS)
             raise EditorError("NotFound", f"no model {request.model!r}; the models are {known}")
+        model = answering_model(listed)
         if model.id == BENCH_MODEL.id:
             async for bench_part in bench_reply(request):
                 yield bench_part
@@ -109,12 +116,20 @@ class SimulatedModel:
                 await asyncio.sleep(0)  # a point where a cancelled request stops
                 yield piece
         await asyncio.sleep(0)
-        if output.full and self.copilot_rules:
-            # Copilot streams what came, then throws for a length finish (chatMLFetcher.ts).
-            raise provider_error(RESPONSE_TOO_LONG)
-        prompt = count_message_tokens(request.messages) + count_tool_tokens(request.tools)
-        cached = self.prompt_cache.cached_tokens(model.id, request.messages, request.tools)
-        yield _usage_part(prompt, min(cached, prompt), output)
+        system = seen.system
+        prompt = count_tokens(system) + count_message_tokens(request.messages)
+        prompt += count_tool_tokens(request.tools)
+        billing = self.copilot_rules and not self.exact_cache
+        policy = policy_for(model.family) if billing else EXACT
+        cached = self.prompt_cache.cached_tokens(
+            model.id, request.messages, request.tools, policy, system
+        )
+        if self.copilot_rules and uses_responses_api(model):
+            self._responses += 1
+            yield _stateful_marker(model.id, self._responses)
+        # A length finish bills the whole limit: the model generated up to it.
+        completion = output.limit if output.full and output.limit is not None else output.tokens
+        yield _usage_part(prompt, min(cached, prompt), completion, output.reasoning_tokens)
 
 
 def _permissive(request: ChatRequest) -> Seen:
@@ -183,13 +198,20 @@ class _Output:
         return taken
 
 
-def _usage_part(prompt_tokens: int, cached_tokens: int, output: _Output) -> DataPart:
+def _usage_part(prompt: int, cached_tokens: int, completion: int, reasoning: int) -> DataPart:
     usage = {
-        "prompt_tokens": prompt_tokens,
-        "completion_tokens": output.tokens,
-        "total_tokens": prompt_tokens + output.tokens,
+        "prompt_tokens": prompt,
+        "completion_tokens": completion,
+        "total_tokens": prompt + completion,
         "prompt_tokens_details": {"cached_tokens": cached_tokens},
-        "completion_tokens_details": {"reasoning_tokens": output.reasoning_tokens},
+        "completion_tokens_details": {"reasoning_tokens": reasoning},
     }
     data = base64.b64encode(json.dumps(usage).encode("utf-8")).decode("ascii")
     return DataPart(mimeType="usage", data=data)
+
+
+def _stateful_marker(model_id: str, number: int) -> DataPart:
+    """Copilot's marker of a Responses-API answer: the model id, a backslash, the response id
+    (encodeStatefulMarker); Copilot reads it back from an assistant turn to continue there."""
+    marker = f"{model_id}\\resp_sim{number:020d}"
+    return DataPart(mimeType="stateful_marker", data=base64.b64encode(marker.encode()).decode())

@@ -28,7 +28,7 @@ from chat_http import (
 from chat_validation import DONE, check_stream, parse_sse, validate_completion
 from conftest import BridgeServer, StartServer
 from openai import AsyncOpenAI, OpenAI
-from openai.types.chat import ChatCompletionToolParam
+from openai.types.chat import ChatCompletionMessageParam, ChatCompletionToolParam
 from plain_http import post
 from pydantic import BaseModel
 
@@ -55,10 +55,17 @@ def test_create(client: OpenAI) -> None:
     assert usage.prompt_tokens_details is not None
     assert usage.prompt_tokens_details.cached_tokens is not None
     assert usage.prompt_tokens_details.cached_tokens <= usage.prompt_tokens
-    # The same request again: the simulated model's prompt cache serves all of its input.
+    # The same request again: as OpenAI bills it, a prompt under 1,024 tokens is never cached.
     again = client.chat.completions.create(model="sim-echo", messages=HELLO).usage
     assert again is not None and again.prompt_tokens_details is not None
-    assert again.prompt_tokens_details.cached_tokens == usage.prompt_tokens
+    assert usage.prompt_tokens < 1024 and again.prompt_tokens_details.cached_tokens == 0
+    # A long one is, in steps of 128 tokens past the first 1,024.
+    long: list[ChatCompletionMessageParam] = [{"role": "user", "content": "word " * 1500}]
+    first = client.chat.completions.create(model="sim-echo", messages=long).usage
+    repeat = client.chat.completions.create(model="sim-echo", messages=long).usage
+    assert first is not None and repeat is not None and repeat.prompt_tokens_details is not None
+    cached = repeat.prompt_tokens_details.cached_tokens
+    assert cached is not None and cached % 128 == 0 and first.prompt_tokens - 128 < cached
 
 
 def test_system_developer_and_history(client: OpenAI) -> None:

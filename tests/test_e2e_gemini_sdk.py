@@ -40,6 +40,8 @@ from google import genai
 from google.genai import types
 from plain_http import post
 
+from headless_editor.copilot.prompt import BASE_PROMPT_TOKENS
+
 
 @pytest.fixture
 def client(bridge_server: BridgeServer) -> Iterator[genai.Client]:
@@ -189,7 +191,9 @@ def test_count_tokens(client: genai.Client, bridge_server: BridgeServer) -> None
     assert (more.total_tokens or 0) > counted.total_tokens
     answer = client.models.generate_content(model="sim-echo", contents=HELLO)
     assert answer.usage_metadata is not None
-    assert answer.usage_metadata.prompt_token_count == counted.total_tokens
+    # Billed with Copilot's own system prompt, which counting the contents leaves out.
+    billed = counted.total_tokens + BASE_PROMPT_TOKENS
+    assert answer.usage_metadata.prompt_token_count == billed
     # The other body Google takes: the whole generateContent request.
     wrapped = {"generateContentRequest": {"contents": [{"parts": [{"text": HELLO}]}]}}
     reply = post(model_url(bridge_server, "sim-echo", "countTokens"), wrapped)

@@ -1,15 +1,18 @@
-"""The simulated models' prompt cache (headless_editor/prompt_cache.py): cached tokens are the
-longest common prefix, in tokens, with a recent request to the same model, within bounds."""
+"""The simulated models' prompt cache (headless_editor/prompt_cache.py): cached tokens come from
+the longest common prefix, in tokens, with a recent request to the same model, within bounds,
+billed as each provider bills it (headless_editor/cache_billing.py)."""
 
 from __future__ import annotations
 
 import base64
 import json
+from typing import Any
 
 import pytest
 
 from bridge.core.parts import ChatMessage, DataPart, TextPart, ToolCallPart, ToolResultPart
 from headless_editor import prompt_cache
+from headless_editor.cache_billing import ANTHROPIC, GEMINI_PRO, OPENAI, billed, policy_for
 from headless_editor.chat_types import ChatRequest, ChatTool
 from headless_editor.prompt_cache import PromptCache, common_prefix_chars, rendered, unit_count
 from headless_editor.simulated_model import SimulatedModel
@@ -159,23 +162,82 @@ def test_the_size_bound(monkeypatch: pytest.MonkeyPatch) -> None:
     assert sum(map(len, cache._recent["m"])) <= 200
 
 
-async def test_the_simulated_model_reports_it() -> None:
+def test_openai_bills_1024_tokens_and_then_steps_of_128() -> None:
+    assert [billed(OPENAI, n) for n in (3, 1023, 1024, 1151, 1152, 5000)] == [
+        0, 0, 1024, 1024, 1152, 4992,
+    ]  # fmt: skip
+
+
+def test_anthropic_bills_up_to_an_earlier_breakpoint() -> None:
+    assert billed(ANTHROPIC, 3000, (200, 2500)) == 2500
+    assert billed(ANTHROPIC, 2400, (200, 2500)) == 0  # the breakpoint at 200 is below 1,024
+    assert billed(ANTHROPIC, 2400, (1100, 2500)) == 1100
+    assert billed(ANTHROPIC, 5000, ()) == 0
+
+
+def test_gemini_bills_a_long_shared_prefix_exactly() -> None:
+    assert billed(GEMINI_PRO, 4095) == 0 and billed(GEMINI_PRO, 4097) == 4097
+    assert policy_for("gemini-2.5-pro") is GEMINI_PRO
+    assert policy_for("claude-sonnet-4.5") is ANTHROPIC
+    assert policy_for("gpt-4.1") is OPENAI and policy_for("o3-mini") is OPENAI
+
+
+def _usage(parts: list[object]) -> dict[str, Any]:
+    usage = parts[-1]
+    assert isinstance(usage, DataPart) and usage.mimeType == "usage"
+    found: dict[str, Any] = json.loads(base64.b64decode(usage.data))
+    return found
+
+
+async def _usages(model_id: str, *conversations: list[ChatMessage]) -> list[dict[str, Any]]:
     model = SimulatedModel()
-    first = ChatRequest(model="sim-echo", messages=[_user("Hello there, model.")])
-    second = ChatRequest(
-        model="sim-echo",
-        messages=[
-            *first.messages,
-            ChatMessage(role="assistant", content=[TextPart(value="Hi.")]),
-            _user("Again"),
-        ],
-    )
+    found = []
+    for messages in conversations:
+        request = ChatRequest(model=model_id, messages=messages)
+        found.append(_usage([part async for part in model.respond(request)]))
+    return found
+
+
+def _grown(first: list[ChatMessage]) -> list[ChatMessage]:
+    return [*first, ChatMessage(role="assistant", content=[TextPart(value="Hi.")]), _user("Again")]
+
+
+@pytest.mark.parametrize("model_id", ["sim-echo", "sim-reasoning", "sim-gemini"])
+async def test_a_short_prompt_repeated_is_not_cached(model_id: str) -> None:
+    # A few tokens over Copilot's prompt: below every provider's minimum, so an Anthropic
+    # client's input_tokens (prompt less cached) is the whole prompt, never 0.
+    first = [_user("Hello there, model.")]
+    usages = await _usages(model_id, first, first, _grown(first))
+    assert [u["prompt_tokens_details"]["cached_tokens"] for u in usages] == [0, 0, 0]
+
+
+async def test_openai_family_caches_the_shared_prefix_in_steps() -> None:
+    first = [_user("word " * 2000)]
+    usages = await _usages("sim-echo", first, _grown(first))
+    assert usages[0]["prompt_tokens_details"]["cached_tokens"] == 0
+    shared = usages[0]["prompt_tokens"]  # the whole first prompt is the second's prefix
+    cached = usages[1]["prompt_tokens_details"]["cached_tokens"]
+    assert cached == shared - (shared - 1024) % 128 and shared - 128 < cached <= shared
+    assert cached % 128 == 0
+
+
+async def test_claude_family_caches_up_to_the_last_breakpoint() -> None:
+    first = [_user("word " * 2000)]
+    usages = await _usages("sim-reasoning", first, _grown(first), _grown(first))
+    # The second reads what the first wrote at its end; the third the second's whole prompt.
+    assert usages[1]["prompt_tokens_details"]["cached_tokens"] == usages[0]["prompt_tokens"]
+    assert usages[2]["prompt_tokens_details"]["cached_tokens"] == usages[1]["prompt_tokens"]
+    changed = [_user("word " * 1999 + "other")]
+    later = (await _usages("sim-reasoning", first, changed))[1]
+    assert later["prompt_tokens_details"]["cached_tokens"] == 0  # no breakpoint in the prefix
+
+
+async def test_the_permissive_model_reports_the_exact_prefix() -> None:
+    model = SimulatedModel(copilot_rules=False)
+    first = [_user("Hello there, model.")]
     usages = []
-    for request in (first, second):
-        parts = [part async for part in model.respond(request)]
-        usage = parts[-1]
-        assert isinstance(usage, DataPart)
-        usages.append(json.loads(base64.b64decode(usage.data)))
+    for messages in (first, _grown(first)):
+        request = ChatRequest(model="sim-echo", messages=messages)
+        usages.append(_usage([part async for part in model.respond(request)]))
     assert usages[0]["prompt_tokens_details"]["cached_tokens"] == 0
     assert usages[1]["prompt_tokens_details"]["cached_tokens"] == usages[0]["prompt_tokens"]
-    assert usages[1]["prompt_tokens"] > usages[0]["prompt_tokens"]

@@ -21,6 +21,7 @@ from bridge.core.parts import (
     ToolResultPart,
 )
 from headless_editor.chat_types import ChatRequest, ChatTool
+from headless_editor.copilot.prompt import BASE_PROMPT_TOKENS
 from headless_editor.script import Script
 from headless_editor.simulated_model import MODELS, SimulatedModel, placeholder_input
 from headless_editor.tokens import (
@@ -76,17 +77,6 @@ async def collect(
 ) -> list[ResponsePart]:
     model = SimulatedModel(copilot_rules=copilot_rules)
     return [part async for part in model.respond(req, script)]
-
-
-async def collect_until_error(
-    req: ChatRequest, script: Script | None = None
-) -> tuple[list[ResponsePart], EditorError]:
-    """The parts streamed before the model failed, and its error (it must fail)."""
-    seen: list[ResponsePart] = []
-    with pytest.raises(EditorError) as caught:
-        async for part in SimulatedModel(copilot_rules=True).respond(req, script):
-            seen.append(part)
-    return seen, caught.value
 
 
 # A 1x1 PNG's signature and header: what the upstream reads to know an image.
@@ -199,6 +189,36 @@ def test_models() -> None:
     assert models["sim-gemini"].family == "gemini-2.5-pro"
     assert not models["sim-text-only"].capabilities.imageInput
     assert SimulatedModel().count_tokens("Hello, world!") == 6
+
+
+def test_auto_and_the_utility_aliases_are_listed_and_answer() -> None:
+    models = {model.id: model for model in SimulatedModel().models()}
+    assert models["auto"].name == "Auto"
+    for alias in ("copilot-utility", "copilot-utility-small"):
+        assert models[alias].family == alias  # a copy of its model's entry under the alias
+    gpt5 = models["sim-gpt5"]
+    # CAPI's 64,000-token window less Copilot's own prompt (o200k: 63,790; our estimate below).
+    assert gpt5.maxInputTokens == 64000 - BASE_PROMPT_TOKENS - 3 < 64000
+
+
+async def test_auto_is_answered_by_a_model() -> None:
+    for model_id in ("auto", "copilot-utility", "copilot-utility-small"):
+        parts = await collect(request(user("hi"), model=model_id))
+        assert text_of(parts) == "You said: hi"
+
+
+async def test_a_responses_api_answer_carries_a_stateful_marker() -> None:
+    model = SimulatedModel()
+    parts = [p async for p in model.respond(request(user("hi"), model="sim-gpt5"))]
+    marker, usage = parts[-2:]
+    assert isinstance(marker, DataPart) and marker.mimeType == "stateful_marker"
+    model_id, response_id = base64.b64decode(marker.data).decode().split("\\")
+    assert model_id == "sim-gpt5" and response_id.startswith("resp_")
+    assert isinstance(usage, DataPart) and usage.mimeType == "usage"
+    again = [p async for p in model.respond(request(user("hi"), model="sim-gpt5"))]
+    assert again[-2] != marker  # each response has its own id
+    echo = await collect(request(user("hi")))
+    assert [p.mimeType for p in echo if isinstance(p, DataPart)] == ["usage"]
 
 
 def test_models_returns_copies() -> None:
@@ -517,14 +537,17 @@ async def test_reasoning_effort_none_turns_thinking_off() -> None:
 
 async def test_usage_counts_prompt_and_completion() -> None:
     parts = await collect(request(user("Hello, world!")))
+    # The prompt is Copilot's system prompt, then the conversation (6 tokens).
     assert usage_of(parts) == {
-        "prompt_tokens": 6,
+        "prompt_tokens": BASE_PROMPT_TOKENS + 6,
         "completion_tokens": count_tokens("You said: Hello, world!"),
-        "total_tokens": 15,
+        "total_tokens": BASE_PROMPT_TOKENS + 15,
         "prompt_tokens_details": {"cached_tokens": 0},
         "completion_tokens_details": {"reasoning_tokens": 0},
     }
     assert usage_of(parts)["completion_tokens"] == 9
+    permissive = await collect(request(user("Hello, world!")), copilot_rules=False)
+    assert usage_of(permissive)["prompt_tokens"] == 6  # no Copilot, no system prompt
 
 
 async def test_usage_counts_tools_and_calls() -> None:
@@ -533,8 +556,8 @@ async def test_usage_counts_tools_and_calls() -> None:
     call = calls_of(parts)[0]
     thinking = "".join(p.value for p in parts if isinstance(p, ThinkingPart))
     usage = usage_of(parts)
-    assert usage["prompt_tokens"] == count_message_tokens(messages) + count_tool_tokens(
-        [EXEC_COMMAND]
+    assert usage["prompt_tokens"] == (
+        BASE_PROMPT_TOKENS + count_message_tokens(messages) + count_tool_tokens([EXEC_COMMAND])
     )
     assert usage["completion_tokens"] == (
         count_tokens(text_of(parts))
@@ -544,16 +567,15 @@ async def test_usage_counts_tools_and_calls() -> None:
     assert usage["total_tokens"] == usage["prompt_tokens"] + usage["completion_tokens"]
 
 
-# Copilot streams what fits in `max_tokens`, then throws "Response too long." (its error for a
-# length finish); the permissive model ended there as if the answer were whole.
+# Copilot 0.67 streams what fits in the output limit and ends the answer normally (it only
+# logs a warning; 0.42 threw "Response too long."); the usage part's completion_tokens are the
+# limit in force, which is how a caller tells a length finish.
 
 
-async def test_max_tokens_truncates_text_then_fails() -> None:
-    parts, error = await collect_until_error(
-        request(user("one two three four"), modelOptions={"max_tokens": 4})
-    )
+async def test_max_tokens_truncates_text_and_ends_normally() -> None:
+    parts = await collect(request(user("one two three four"), modelOptions={"max_tokens": 4}))
     assert text_of(parts) == "You said: one"
-    assert (error.code, error.message, error.name) == ("Other", "Response too long.", "Error")
+    assert usage_of(parts)["completion_tokens"] == 4
     permissive = await collect(
         request(user("one two three four"), modelOptions={"maxOutputTokens": 4}),
         copilot_rules=False,
@@ -562,31 +584,40 @@ async def test_max_tokens_truncates_text_then_fails() -> None:
     assert usage_of(permissive)["completion_tokens"] == 4
 
 
+async def test_the_models_own_limit_is_billed_when_no_max_tokens(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    echo = next(m for m in MODELS if m.id == "sim-echo")
+    monkeypatch.setattr(echo, "maxOutputTokens", 5)
+    parts = await collect(request(user("word " * 40)))
+    assert usage_of(parts)["completion_tokens"] == 5
+    assert count_tokens(text_of(parts)) <= 5
+
+
 async def test_max_tokens_drops_a_call_that_does_not_fit() -> None:
-    parts, error = await collect_until_error(
-        request(user("go"), tools=[EXEC_COMMAND], modelOptions={"max_tokens": 6})
-    )
+    parts = await collect(request(user("go"), tools=[EXEC_COMMAND], modelOptions={"max_tokens": 6}))
     assert text_of(parts) == "Calling exec_command."  # 6 tokens: exec_com-mand
     assert calls_of(parts) == []
-    assert error.message == "Response too long."
+    assert usage_of(parts)["completion_tokens"] == 6
 
 
 async def test_max_tokens_counts_thinking() -> None:
-    parts, error = await collect_until_error(
+    parts = await collect(
         request(user("hi"), model="sim-reasoning", modelOptions={"max_tokens": 3})
     )
     assert [part.value for part in parts if isinstance(part, ThinkingPart)] == ["Considering"]
     assert text_of(parts) == ""
-    assert error.message == "Response too long."
+    assert usage_of(parts)["completion_tokens"] == 3
 
 
 async def test_max_tokens_zero_and_nonsense() -> None:
-    zero, error = await collect_until_error(request(user("hi"), modelOptions={"max_tokens": 0}))
-    assert zero == [] and error.message == "Response too long."
+    zero = await collect(request(user("hi"), modelOptions={"max_tokens": 0}))
+    assert text_of(zero) == "" and usage_of(zero)["completion_tokens"] == 0
     ignored = await collect(request(user("hi"), modelOptions={"max_tokens": "5"}))
     assert text_of(ignored) == "You said: hi"
     exact = await collect(request(user("hi"), modelOptions={"max_tokens": 4}))
     assert text_of(exact) == "You said: hi"  # 4 tokens: an answer that fits is whole
+    assert usage_of(exact)["completion_tokens"] == 4
 
 
 async def test_two_runs_are_equal() -> None:
@@ -768,8 +799,8 @@ async def test_a_rule_can_ignore_max_output_tokens() -> None:
     )
     parts = await collect(request(user("long"), modelOptions={"max_tokens": 2}), script)
     assert text_of(parts) == "one two three four five six"
-    plain, error = await collect_until_error(request(user("long"), modelOptions={"max_tokens": 2}))
-    assert len(text_of(plain).split()) <= 2 and error.message == "Response too long."
+    plain = await collect(request(user("long"), modelOptions={"max_tokens": 2}))
+    assert len(text_of(plain).split()) <= 2 and usage_of(plain)["completion_tokens"] == 2
 
 
 async def test_script_error_fails_the_request_where_it_stands() -> None:

@@ -3,9 +3,8 @@
 Rendering (languageModelAccessPrompt.tsx): an assistant message keeps its first text part and
 its tool calls; every part of a user message becomes its own message in order (a tool result
 a tool message, an image a user message, a text a user message); other parts are dropped.
-The upstream then wants the tool messages answering an assistant's calls right after it, and
-no tool message without its call. Copilot's own pairing check never fires (it filters the
-wrong part type), so these are the upstream's refusals (Agent Maestro issues 112, 143, 245).
+Copilot does not check that tool calls and results pair up (its validateRequest filters the
+wrong part type, so the check never fires); the rendered conversation goes on as it is.
 """
 
 from __future__ import annotations
@@ -64,46 +63,6 @@ def _kept_in_user(part: MessagePart) -> bool:
 
 def _kept_in_result(part: TextPart | DataPart) -> bool:
     return isinstance(part, TextPart) or is_image(part.mimeType)
-
-
-def pairing_refusal(rendered: list[Rendered], anthropic: bool) -> str | None:
-    """The upstream's refusal of calls without results, or results without calls."""
-    pending: list[str] = []
-    for index, item in enumerate(rendered):
-        if item.role == "tool":
-            if item.call_id not in pending:
-                return _orphan(item.call_id, index, anthropic)
-            pending.remove(item.call_id)
-            continue
-        if pending:
-            return _unanswered(pending, index, anthropic)
-        if item.role == "assistant":
-            pending = [call.callId for call in item.calls]
-    return _unanswered(pending, len(rendered), anthropic) if pending else None
-
-
-def _orphan(call_id: str, index: int, anthropic: bool) -> str:
-    if anthropic:
-        return (
-            f"messages.{index}.content.0: unexpected `tool_use_id` found in `tool_result` "
-            f"blocks: {call_id}. Each `tool_result` block must have a corresponding "
-            "`tool_use` block in the previous message."
-        )
-    return f"No tool call found for function call output with call_id {call_id}."
-
-
-def _unanswered(call_ids: list[str], index: int, anthropic: bool) -> str:
-    ids = ", ".join(call_ids)
-    if anthropic:
-        return (
-            f"messages.{index}: `tool_use` ids were found without `tool_result` blocks "
-            f"immediately after: {ids}. Each `tool_use` block must have a corresponding "
-            "`tool_result` block in the next message."
-        )
-    return (
-        "An assistant message with 'tool_calls' must be followed by tool messages responding "
-        f"to each 'tool_call_id'. The following tool_call_ids did not have response messages: {ids}"
-    )
 
 
 def seen_messages(rendered: list[Rendered]) -> list[ChatMessage]:

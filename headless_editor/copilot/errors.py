@@ -33,9 +33,8 @@ def upstream_error(
 # Copilot's own messages, verbatim (languageModelAccess.ts, chatMLFetcher.ts).
 NO_MESSAGES = "Invalid request: no messages."
 TOKEN_LIMIT = "Message exceeds token limit."
-TOO_MANY_TOOLS = "Cannot have more than 128 tools per request."
+TOO_MANY_TOOLS = "Cannot have more than 128 tools per request."  # unless tool search
 REQUIRED_WITH_MANY = "LanguageModelChatToolMode.Required is not supported with more than one tool"
-RESPONSE_TOO_LONG = "Response too long."
 MAX_TOOLS = 128
 
 

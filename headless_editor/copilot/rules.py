@@ -4,14 +4,15 @@ request before its model answers, and every way it refuses one.
 The steps and messages follow src/extension/conversation/vscode-node/languageModelAccess.ts
 (the order it checks in), languageModelAccessPrompt.tsx (rendering), toolSchemaNormalizer.ts
 (what CAPI refuses per family) and chatMLFetcher.ts (how refusals surface), in
-microsoft/vscode-copilot-chat. `copilot_view` returns what the model sees; the simulated
-model answers that.
+microsoft/vscode-copilot-chat, brought up to Copilot Chat 0.67 (microsoft/vscode,
+extensions/copilot/). `copilot_view` returns what the model sees; the simulated model answers
+that.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from msgspec.structs import replace
@@ -19,15 +20,13 @@ from msgspec.structs import replace
 from bridge.core.parts import DataPart, ToolResultPart
 from headless_editor.chat_types import ChatRequest, ModelInfo
 from headless_editor.copilot import errors
-from headless_editor.copilot.conversation import (
-    Rendered,
-    pairing_refusal,
-    render,
-    seen_messages,
-)
+from headless_editor.copilot.conversation import Rendered, render, seen_messages
+from headless_editor.copilot.endpoint import supports_tool_search
 from headless_editor.copilot.images import refusal as image_refusal
+from headless_editor.copilot.prompt import SYSTEM_PROMPT
+from headless_editor.copilot.request_body import request_body
 from headless_editor.copilot.schemas import tool_refusal
-from headless_editor.tokens import count_message_tokens, count_tool_tokens
+from headless_editor.tokens import count_message_tokens, count_tokens, count_tool_tokens
 
 # LanguageModelOptions: the only modelOptions keys that reach the model, each with the
 # values it accepts. Copilot keeps numbers, booleans and strings only: a list of stop
@@ -43,6 +42,8 @@ class Seen:
     request: ChatRequest  # rendered messages, Copilot's options only
     reasoning_effort: str | None
     output_limit: int | None  # max_tokens, else the model's maxOutputTokens
+    system: str = ""  # Copilot's system prompt, read before the messages
+    body: dict[str, Any] = field(default_factory=dict)  # the options CAPI gets, defaults filled
 
 
 def copilot_view(request: ChatRequest, model: ModelInfo) -> Seen:
@@ -53,15 +54,18 @@ def copilot_view(request: ChatRequest, model: ModelInfo) -> Seen:
         if not _TOOL_NAME.match(tool.name):
             raise errors.provider_error(errors.invalid_tool_name(tool.name))
     rendered = _within_budget(render(request.messages), request, model)
-    if len(request.tools) > errors.MAX_TOOLS:
+    if len(request.tools) > errors.MAX_TOOLS and not supports_tool_search(model):
         raise errors.provider_error(errors.TOO_MANY_TOOLS)
     options = model_options(request.modelOptions)
     if request.toolMode == "required" and len(request.tools) > 1:
         raise errors.provider_error(errors.REQUIRED_WITH_MANY)
     _upstream_checks(rendered, request, model)
     seen = replace(request, messages=seen_messages(rendered), modelOptions=options)
-    effort = request.modelConfiguration.get("reasoningEffort")
-    return Seen(seen, effort if isinstance(effort, str) else None, _output_limit(options, model))
+    found = request.modelConfiguration.get("reasoningEffort")
+    effort = found if isinstance(found, str) else None
+    limit = _output_limit(options, model)
+    body = request_body(options, model, effort)
+    return Seen(seen, effort, limit, SYSTEM_PROMPT, body)
 
 
 def model_options(options: dict[str, Any]) -> dict[str, Any]:
@@ -84,7 +88,8 @@ def _within_budget(
     """The rendered prompt within the model's window, less the tools' definitions.
 
     Images have the lowest priority: over budget, they go first; still over, or nothing
-    left, Copilot throws.
+    left, Copilot throws. The listed window already leaves out Copilot's system prompt, and the
+    rendered count takes it in again: Copilot counts it twice (languageModelAccess.ts).
     """
     budget = model.maxInputTokens - count_tool_tokens(request.tools)
     if _tokens(rendered) > budget:
@@ -95,7 +100,7 @@ def _within_budget(
 
 
 def _tokens(rendered: list[Rendered]) -> int:
-    return count_message_tokens(seen_messages(rendered))
+    return count_tokens(SYSTEM_PROMPT) + count_message_tokens(seen_messages(rendered))
 
 
 def _is_image_message(item: Rendered) -> bool:
@@ -103,14 +108,13 @@ def _is_image_message(item: Rendered) -> bool:
 
 
 def _upstream_checks(rendered: list[Rendered], request: ChatRequest, model: ModelInfo) -> None:
-    """What CAPI refuses: tool schemas, unpaired tool calls, images."""
+    """What CAPI refuses: tool schemas and images. Copilot's own check of tool calls and their
+    results never fires (validateRequest filters the wrong part type); whether the cloud refuses
+    unpaired ones is the fake cloud's business, not the provider's."""
     for tool in request.tools:
         problem = tool_refusal(tool, model.family)
         if problem is not None:
             raise errors.upstream_error(f"Invalid schema for function '{tool.name}': {problem}")
-    problem = pairing_refusal(rendered, anthropic=model.family.startswith("claude"))
-    if problem is not None:
-        raise errors.upstream_error(problem)
     images = [part for item in rendered for part in _images(item)]
     if images and not model.capabilities.imageInput:
         raise errors.upstream_error(f'model "{model.id}" not supported for vision', code="")

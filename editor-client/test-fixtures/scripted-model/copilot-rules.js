@@ -3,8 +3,12 @@
 // (test-only). The same rules as the headless editor's (headless_editor/copilot/), read from
 // microsoft/vscode-copilot-chat: languageModelAccess.ts (checks, options, messages),
 // languageModelAccessPrompt.tsx (what the model sees), toolSchemaNormalizer.ts (what CAPI
-// refuses per family with a blank 400) and chatMLFetcher.ts (`Request Failed: <status> <body>`,
-// `Response too long.`). Copilot throws plain Errors for all of these (name "Error").
+// refuses per family with a blank 400) and chatMLFetcher.ts (`Request Failed: <status> <body>`),
+// brought up to Copilot Chat 0.67 (microsoft/vscode, extensions/copilot/): a length finish ends
+// normally with a usage part billing the whole limit, a tool-search model takes more than 128
+// tools, tool calls and results are not paired, Copilot's system prompt comes first, its CAPI
+// defaults fill in the options, every answer ends with a usage part (a Responses-API model's
+// after a stateful_marker). Copilot throws plain Errors for its refusals (name "Error").
 const vscode = require('vscode');
 
 const RULES_ON = !['1', 'true', 'yes'].includes(process.env.MAESTRO_SIM_PERMISSIVE || '');
@@ -17,6 +21,39 @@ const GPT4_REFUSED = new Set(['minLength', 'maxLength', 'pattern', 'default', 'f
   'multipleOf', 'patternProperties', 'unevaluatedProperties', 'propertyNames', 'minProperties', 'maxProperties',
   'unevaluatedItems', 'contains', 'minContains', 'maxContains', 'minItems', 'maxItems', 'uniqueItems']);
 const TYPES = new Set(['array', 'boolean', 'integer', 'null', 'number', 'object', 'string']);
+
+// Copilot's own system prompt (SafetyRules + EditorIntegrationRules), as a 0.67 run sent it.
+const SYSTEM_PROMPT = [
+  'Follow Microsoft content policies.',
+  'Avoid content that violates copyrights.',
+  'If you are asked to generate content that is harmful, hateful, racist, sexist, lewd, or violent, only respond with "Sorry, I can\'t assist with that."',
+  'Keep your answers short and impersonal.',
+  'Use Markdown formatting in your answers.',
+  'Make sure to include the programming language name at the start of the Markdown code blocks.',
+  'Avoid wrapping the whole response in triple backticks.',
+  'The user works in an IDE called Visual Studio Code which has a concept for editors with open files, integrated unit test support, an output pane that shows the output of running the code as well as an integrated terminal.',
+  'The active document is the source code the user is looking at right now.',
+  'You can only give one reply for each conversation turn.',
+].join('\n');
+// Models whose CAPI metadata says supports.tool_search; else Claude Sonnet/Opus >= 4.5 by id.
+const TOOL_SEARCH_MODELS = new Set(['scripted-tool-search']);
+function supportsToolSearch(model) {
+  if (TOOL_SEARCH_MODELS.has(model.id)) return true;
+  const m = /^claude-(?:sonnet|opus)-(\d+)(?:-(\d{1,2}))?(?:-|$)/.exec(model.id.toLowerCase().replace(/\./g, '-'));
+  return !!m && (Number(m[1]) > 4 || (Number(m[1]) === 4 && Number(m[2] || 0) >= 5));
+}
+const usesResponsesApi = (model) => model.family.startsWith('gpt-5');
+
+// CAPI's post options: the caller's over Copilot's defaults; a Responses-API model reasons instead.
+function requestBody(kept, model, effort) {
+  const body = { temperature: 0.1, top_p: 1, n: 1, ...kept };
+  if (body.max_tokens === undefined) body.max_tokens = model.maxOutputTokens;
+  if (usesResponsesApi(model)) {
+    delete body.temperature;
+    Object.assign(body, { reasoning: { effort: effort || 'medium' }, include: ['reasoning.encrypted_content'], text: { verbosity: 'low' } });
+  }
+  return body;
+}
 
 const upstream = (message, code = 'invalid_request_body') =>
   new Error(`Request Failed: 400 ${JSON.stringify({ error: { message, code } })}`);
@@ -68,29 +105,6 @@ function seenMessages(rendered) {
     messages.push({ role: vscode.LanguageModelChatMessageRole.User, content: [new vscode.LanguageModelTextPart(CONTINUE)] });
   }
   return messages;
-}
-
-// The upstream wants each assistant's tool calls answered by tool messages right after it.
-function pairingRefusal(rendered, anthropic) {
-  let pending = [];
-  const unanswered = (i) => (anthropic
-    ? `messages.${i}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${pending.join(', ')}. Each \`tool_use\` block must have a corresponding \`tool_result\` block in the next message.`
-    : `An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: ${pending.join(', ')}`);
-  for (let i = 0; i < rendered.length; i += 1) {
-    const item = rendered[i];
-    if (item.role === 'tool') {
-      if (!pending.includes(item.callId)) {
-        return anthropic
-          ? `messages.${i}.content.0: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${item.callId}. Each \`tool_result\` block must have a corresponding \`tool_use\` block in the previous message.`
-          : `No tool call found for function call output with call_id ${item.callId}.`;
-      }
-      pending = pending.filter((id) => id !== item.callId);
-      continue;
-    }
-    if (pending.length) return unanswered(i);
-    if (item.role === 'assistant') pending = item.calls.map((c) => c.callId);
-  }
-  return pending.length ? unanswered(rendered.length) : undefined;
 }
 
 // The schema nodes toolSchemaNormalizer.ts visits (not $defs).
@@ -194,10 +208,11 @@ function copilotView(model, messages, options) {
   }
   let rendered = render(messages);
   const budget = model.maxInputTokens - tools.reduce((n, t) => n + tokens(t.name) + tokens(t.description || '') + tokens(t.inputSchema || {}), 0);
-  const cost = (items) => items.reduce((n, item) => n + item.parts.reduce((m, p) => m + (isImage(p) ? 85 : tokens(p.value !== undefined ? p.value : p)), 0), 0);
+  // Copilot's prompt counts against a window that already left it out: it counts it twice.
+  const cost = (items) => tokens(SYSTEM_PROMPT) + items.reduce((n, item) => n + item.parts.reduce((m, p) => m + (isImage(p) ? 85 : tokens(p.value !== undefined ? p.value : p)), 0), 0);
   if (cost(rendered) > budget) rendered = rendered.filter((item) => !(item.role === 'user' && isImage(item.parts[0])));
   if (!rendered.length || cost(rendered) > budget) throw new Error('Message exceeds token limit.');
-  if (tools.length > MAX_TOOLS) throw new Error('Cannot have more than 128 tools per request.');
+  if (tools.length > MAX_TOOLS && !supportsToolSearch(model)) throw new Error('Cannot have more than 128 tools per request.');
   const kept = modelOptions(options.modelOptions || {});
   if (options.toolMode === vscode.LanguageModelChatToolMode.Required && tools.length > 1) {
     throw new Error('LanguageModelChatToolMode.Required is not supported with more than one tool');
@@ -206,8 +221,7 @@ function copilotView(model, messages, options) {
     const problem = toolRefusal(tool, model.family);
     if (problem) throw upstream(`Invalid schema for function '${tool.name}': ${problem}`);
   }
-  const pairing = pairingRefusal(rendered, model.family.startsWith('claude'));
-  if (pairing) throw upstream(pairing);
+  // No pairing of tool calls and results: Copilot's check filters the wrong part type, never fires.
   const images = rendered.flatMap((item) => item.parts.flatMap((p) => (isToolResult(p) ? p.content.filter(isImage) : isImage(p) ? [p] : [])));
   if (images.length && !model.capabilities.imageInput) throw upstream(`model "${model.id}" not supported for vision`, '');
   for (const image of images) {
@@ -216,25 +230,52 @@ function copilotView(model, messages, options) {
   }
   const limits = [model.maxOutputTokens];
   if (typeof kept.max_tokens === 'number') limits.push(Math.max(0, Math.floor(kept.max_tokens)));
-  return { messages: seenMessages(rendered), modelOptions: kept, outputLimit: Math.min(...limits) };
+  const effort = options.modelConfiguration && typeof options.modelConfiguration.reasoningEffort === 'string' ? options.modelConfiguration.reasoningEffort : undefined;
+  return { messages: seenMessages(rendered), modelOptions: kept, outputLimit: Math.min(...limits), system: SYSTEM_PROMPT, body: requestBody(kept, model, effort) };
 }
 
-// A progress that stops at the output limit: the text that fits goes out, then Copilot's throw.
+// A progress that stops at the output limit: the text that fits goes out, the rest is dropped
+// (0.67 only logs a warning for a length finish). The model's own usage part is held back:
+// Copilot's ends the answer (finish).
 function limitedProgress(progress, limit) {
-  let used = 0;
+  const state = { used: 0, cut: false, usage: undefined };
   return {
+    state,
     report(part) {
+      if (state.cut) return undefined;
+      if (part instanceof vscode.LanguageModelDataPart && part.mimeType === 'usage') {
+        state.usage = JSON.parse(Buffer.from(part.data).toString('utf8'));
+        return undefined;
+      }
       if (!(part instanceof vscode.LanguageModelTextPart || part instanceof vscode.LanguageModelToolCallPart)) return progress.report(part);
       const cost = part instanceof vscode.LanguageModelTextPart ? tokens(part.value) : tokens(part.input) + tokens(part.name);
-      if (used + cost <= limit) {
-        used += cost;
+      if (state.used + cost <= limit) {
+        state.used += cost;
         return progress.report(part);
       }
-      if (part instanceof vscode.LanguageModelTextPart && limit > used) progress.report(new vscode.LanguageModelTextPart(part.value.slice(0, (limit - used) * 4)));
-      used = limit;
-      throw new Error('Response too long.');
+      if (part instanceof vscode.LanguageModelTextPart && limit > state.used) progress.report(new vscode.LanguageModelTextPart(part.value.slice(0, (limit - state.used) * 4)));
+      state.used = limit;
+      state.cut = true;
+      return undefined;
     },
   };
 }
 
-module.exports = { RULES_ON, copilotView, limitedProgress, modelOptions, toolRefusal, imageRefusal, render, seenMessages, pairingRefusal };
+// How Copilot ends every answer: a Responses-API model's stateful_marker, then the usage part
+// (a length finish bills the whole limit).
+let responses = 0;
+function finish(progress, model, seen, state) {
+  if (usesResponsesApi(model)) {
+    responses += 1;
+    const marker = `${model.id}\\resp_scripted${String(responses).padStart(16, '0')}`;
+    progress.report(new vscode.LanguageModelDataPart(Buffer.from(marker), 'stateful_marker'));
+  }
+  // The model's own count stands for CAPI's when it gave one; else Copilot's prompt and the output.
+  const prompt = tokens(seen.system) + seen.messages.reduce((n, m) => n + m.content.reduce((k, p) => k + tokens(p.value !== undefined ? p.value : p), 0), 0);
+  const usage = state.usage ? { ...state.usage } : { prompt_tokens: prompt, completion_tokens: state.used, prompt_tokens_details: { cached_tokens: 0 } };
+  if (state.cut) usage.completion_tokens = seen.outputLimit;
+  usage.total_tokens = usage.prompt_tokens + usage.completion_tokens;
+  progress.report(new vscode.LanguageModelDataPart(Buffer.from(JSON.stringify(usage)), 'usage'));
+}
+
+module.exports = { RULES_ON, SYSTEM_PROMPT, copilotView, limitedProgress, finish, modelOptions, supportsToolSearch, requestBody, toolRefusal, imageRefusal, render, seenMessages };

@@ -17,7 +17,10 @@
 // (copilot-rules.js): it fails where Copilot fails, with Copilot's messages, and the rules above
 // answer what Copilot would have sent the model (an assistant turn's first text part only,
 // "Please continue." after a trailing assistant turn, Copilot's five options, its output
-// limit). MAESTRO_SIM_PERMISSIVE=1 in the host's environment turns it off (test-only).
+// limit, its system prompt and option defaults, its usage part at the end of every answer).
+// MAESTRO_SIM_PERMISSIVE=1 in the host's environment turns it off (test-only).
+// `scripted-tool-search` answers the same way as a GPT-5 on the Responses API whose metadata
+// says it supports tool search: it takes more than 128 tools.
 // `[many N]` and `[bench N]` are load generators: the output limit does not cut them.
 // It also contributes language model tools (tools.js).
 // Every request, every cancellation and every state of the Maestro Bridge extension is
@@ -167,6 +170,9 @@ exports.activate = (context) => {
         // A GPT-4 family, so Copilot's strictest schema rules apply; Copilot's sizes for it.
         id: 'scripted-model', name: 'Scripted Model', family: 'gpt-4.1', version: '1.0.0', tooltip: 'test double',
         maxInputTokens: 100000, maxOutputTokens: 16384, capabilities: { toolCalling: true, imageInput: true },
+      }, {
+        id: 'scripted-tool-search', name: 'Scripted Tool Search', family: 'gpt-5.4', version: '1.0.0', tooltip: 'test double',
+        maxInputTokens: 100000, maxOutputTokens: 64000, capabilities: { toolCalling: true, imageInput: true },
       }],
       async provideLanguageModelChatResponse(model, messages, options, progress, token) {
         record({
@@ -183,6 +189,7 @@ exports.activate = (context) => {
         const load = /\[(many|bench) \d+\]/.test(textOf(seen.messages[seen.messages.length - 1]));
         const limited = load ? progress : copilot.limitedProgress(progress, seen.outputLimit);
         await respond(model, seen.messages, { ...options, modelOptions: seen.modelOptions }, limited, token);
+        if (!load) copilot.finish(progress, model, seen, limited.state);
       },
       provideTokenCount: async (_model, text) => Math.ceil((typeof text === 'string' ? text : JSON.stringify(text)).length / 4),
     }),
