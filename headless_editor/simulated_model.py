@@ -10,7 +10,7 @@ Every answer ends with a `usage` part (a Responses-API model's with a `stateful_
 before it, as Copilot 0.67 reports them); its `prompt_tokens` take in Copilot's system prompt,
 its `cached_tokens` are what the provider's prompt cache would bill: from the longest common
 prefix with a recent request to the model (prompt_cache.py, cache_billing.py). An answer cut at
-the output limit ends normally, its `completion_tokens` the limit: 0.67 only logs a warning.
+the output limit ends normally, with its text so far and no usage part, as 0.67 ends it.
 """
 
 from __future__ import annotations
@@ -127,9 +127,10 @@ class SimulatedModel:
         if self.copilot_rules and uses_responses_api(model):
             self._responses += 1
             yield _stateful_marker(model.id, self._responses)
-        # A length finish bills the whole limit: the model generated up to it.
-        completion = output.limit if output.full and output.limit is not None else output.tokens
-        yield _usage_part(prompt, min(cached, prompt), completion, output.reasoning_tokens)
+        if self.copilot_rules and output.full:
+            # Copilot 0.67 returns a length-limited answer early, without its usage part.
+            return
+        yield _usage_part(prompt, min(cached, prompt), output.tokens, output.reasoning_tokens)
 
 
 def _permissive(request: ChatRequest) -> Seen:

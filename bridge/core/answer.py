@@ -9,9 +9,8 @@ A dialect turns parts into its own events; what happens around them is the same 
   the provider's own ends that are no failure end the answer normally: `Response too long.`
   (older Copilots' output limit) as length-limited, a content filter once output began as
   `filtered` (each dialect's content-filter end; before any output it is a 400);
-- Copilot 0.67 ends a length-limited answer without an error: its `usage` part then bills the
-  whole output limit (`completion_tokens` >= the `max_tokens` the bridge passed, else the
-  model's maxOutputTokens), which ends the answer as length-limited too (`too_long`);
+- Copilot 0.67 ends a length-limited answer without an error and without its usage part, which
+  ends the answer as length-limited too (`too_long`; bridge/core/copilot/length_end.py);
 - `estimate_usage` counts with the editor's tokenizer when the editor reported no usage;
 - `guarded` turns a failure into the dialect's failure events once something was sent (before
   that it raises, so the client still gets an HTTP status such as 429 with Retry-After).
@@ -36,9 +35,10 @@ from bridge.core.backend import (
     TextPart,
     ToolCallPart,
 )
+from bridge.core.copilot.length_end import ended_at_output_limit
 from bridge.core.copilot.required import retry_messages, tool_call_missing
 from bridge.core.editor_failures import Failure, classify_error
-from bridge.core.editor_usage import UsageCounts, usage_counts
+from bridge.core.editor_usage import UsageCounts
 from bridge.core.errors import ApiError, from_editor, from_failure
 from bridge.core.keepalive import with_keepalive
 from bridge.core.request_tags import settle_estimate
@@ -68,7 +68,7 @@ class EditorAnswer:
         self.filtered = False  # a content filter ended the answer after it began
         self.filter_message = ""
         self._yielded = False  # something (a batch or a keepalive tick) went to the dialect
-        self._billed_output: int | None = None  # completion_tokens of the editor's usage part
+        self._usage_seen = False  # the editor reported usage: the answer ended normally
         limit = chat.modelOptions.get("max_tokens")
         self.limit = limit if isinstance(limit, int) and not isinstance(limit, bool) else None
         self._limiter: OutputLimit | None = None
@@ -83,44 +83,14 @@ class EditorAnswer:
             async with contextlib.aclosing(self._limited(source)) as batches:
                 async for batch in batches:
                     self._yielded = True
-                    if batch:
-                        self._read_usage(batch)
+                    if batch and not self._usage_seen:
+                        self._usage_seen = _has_usage(batch)
                     yield batch
         except EditorError as exc:
             await self._ended_by(exc)  # returns when the answer just ends
             return
-        if self._billed_output is not None and not self.too_long:
-            self.too_long = await self._used_the_limit(self._billed_output)
-
-    async def _held_used_the_limit(self, held: list[ResponsePart]) -> bool:
-        usages = [
-            usage_counts(p.data) for p in held if isinstance(p, DataPart) and p.mimeType == "usage"
-        ]
-        found = [counts for counts in usages if counts is not None]
-        return bool(found) and await self._used_the_limit(found[-1].output_tokens)
-
-    def _read_usage(self, batch: list[ResponsePart]) -> None:
-        for part in batch:
-            if isinstance(part, DataPart) and part.mimeType == "usage":
-                counts = usage_counts(part.data)
-                if counts is not None:
-                    self._billed_output = counts.output_tokens
-
-    async def _used_the_limit(self, output_tokens: int) -> bool:
-        """Whether the answer used all of its output limit: Copilot 0.67's length finish."""
-        limit = self.limit
-        if limit is None:  # the model's own limit, as the model list reports it
-            try:
-                models = await self.backend.list_models()
-            except EditorError:
-                return False
-            limit = next((m.maxOutputTokens for m in models if m.id == self.chat.model), 0)
-            if limit <= 0:  # the editor did not say
-                return False
-        if output_tokens < limit:
-            return False
-        log.info("The answer used its whole output limit (%d tokens): length-limited", limit)
-        return True
+        if not self._usage_seen and not self.too_long:
+            self.too_long = await ended_at_output_limit(self.backend, self.chat.model)
 
     async def _required(self) -> AsyncGenerator[list[ResponsePart] | None, None]:
         """An answer that must call a tool: held until it does; asked twice at most."""
@@ -139,7 +109,7 @@ class EditorAnswer:
                         yield held
             if called:
                 return
-            if await self._held_used_the_limit(held):
+            if not _has_usage(held) and await ended_at_output_limit(self.backend, chat.model):
                 # Cut at the output limit before any call (0.67's length finish): asking again
                 # would be cut the same way; the answer ends as length-limited, its text kept.
                 self.too_long = True
@@ -231,6 +201,10 @@ class EditorAnswer:
         if self.too_long or (self._limiter is not None and self._limiter.reached):
             return True
         return self.limit is not None and output_tokens >= self.limit
+
+
+def _has_usage(parts: list[ResponsePart]) -> bool:
+    return any(isinstance(p, DataPart) and p.mimeType == "usage" for p in parts)
 
 
 def _client_named(part: ResponsePart, names: dict[str, str]) -> ResponsePart:

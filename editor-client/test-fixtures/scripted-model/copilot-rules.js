@@ -262,7 +262,7 @@ function limitedProgress(progress, limit) {
 }
 
 // How Copilot ends every answer: a Responses-API model's stateful_marker, then the usage part
-// (a length finish bills the whole limit).
+// (none after a length finish: 0.67 returns the partial answer early).
 let responses = 0;
 function finish(progress, model, seen, state) {
   if (usesResponsesApi(model)) {
@@ -272,8 +272,8 @@ function finish(progress, model, seen, state) {
   }
   // The model's own count stands for CAPI's when it gave one; else Copilot's prompt and the output.
   const prompt = tokens(seen.system) + seen.messages.reduce((n, m) => n + m.content.reduce((k, p) => k + tokens(p.value !== undefined ? p.value : p), 0), 0);
+  if (state.cut) return;
   const usage = state.usage ? { ...state.usage } : { prompt_tokens: prompt, completion_tokens: state.used, prompt_tokens_details: { cached_tokens: 0 } };
-  if (state.cut) usage.completion_tokens = seen.outputLimit;
   usage.total_tokens = usage.prompt_tokens + usage.completion_tokens;
   progress.report(new vscode.LanguageModelDataPart(Buffer.from(JSON.stringify(usage)), 'usage'));
 }

@@ -1,7 +1,8 @@
-"""Copilot 0.67 ends a length-limited answer without an error: its `usage` part bills the whole
-output limit. The bridge reads that as a length end in every dialect (`length`, `max_tokens`,
-`MAX_TOKENS`, `incomplete`), against the `max_tokens` it passed, else the model's
-maxOutputTokens; a `stateful_marker` data part before the usage reaches no client."""
+"""Copilot 0.67 ends a length-limited answer without an error and without the usage part it
+sends after every other answer (bridge/core/copilot/length_end.py). For a model of Copilot's
+vendor the bridge reads a missing usage part as a length end in every dialect (`length`,
+`max_tokens`, `MAX_TOKENS`, `incomplete`); for other vendors, whose providers may never report
+usage, it does not; a `stateful_marker` data part reaches no client."""
 
 from __future__ import annotations
 
@@ -25,26 +26,32 @@ from bridge.gemini.stream import generate_chunks
 from bridge.responses.request import parse_create_request
 from bridge.responses.responder import plan_response, response_events
 
-MODEL = ModelInfo(id="sim", maxInputTokens=1000, maxOutputTokens=50)
+MODEL = ModelInfo(id="sim", vendor="copilot", maxInputTokens=1000, maxOutputTokens=50)
+OTHER = ModelInfo(id="sim", vendor="someone-else", maxInputTokens=1000, maxOutputTokens=50)
 
 
 class LimitedBackend(ScriptedBackend):
-    """A model whose own output limit is 50 tokens."""
+    """One model, Copilot's unless told otherwise."""
+
+    def __init__(self, parts: list[list[Any]], model: ModelInfo = MODEL) -> None:
+        super().__init__(parts)
+        self.model = model
 
     async def list_models(self) -> list[ModelInfo]:
-        return [MODEL]
+        return [self.model]
 
 
 def _data(mime: str, payload: str) -> DataPart:
     return DataPart(mimeType=mime, data=base64.b64encode(payload.encode()).decode())
 
 
-def answer(completion_tokens: int) -> LimitedBackend:
-    usage = {"prompt_tokens": 3, "completion_tokens": completion_tokens}
+def answer(usage: bool, model: ModelInfo = MODEL) -> LimitedBackend:
+    """ "Hello there", a stateful marker, and the usage part when `usage` (the normal end)."""
     marker = _data("stateful_marker", "sim\\resp_0123456789")
-    return LimitedBackend(
-        [[TextPart(value="Hello there")], [marker, _data("usage", json.dumps(usage))]]
-    )
+    ending = [marker]
+    if usage:
+        ending.append(_data("usage", json.dumps({"prompt_tokens": 3, "completion_tokens": 2})))
+    return LimitedBackend([[TextPart(value="Hello there")], ending], model)
 
 
 def _chat(options: dict[str, Any]) -> ChatRequest:
@@ -102,35 +109,35 @@ DIALECTS: list[tuple[Dialect, str, str]] = [
 
 
 @pytest.mark.parametrize(("end", "length", "normal"), DIALECTS, ids=IDS)
-async def test_a_usage_billing_the_models_limit_is_a_length_end(
+async def test_no_usage_part_from_copilot_is_a_length_end(
     end: Dialect, length: str, normal: str
 ) -> None:
-    assert (await end(answer(50), {}))[0] == length
-    assert (await end(answer(51), {}))[0] == length
-    assert (await end(answer(49), {}))[0] == normal
+    reason, wire = await end(answer(usage=False), {})
+    assert reason == length
+    assert "Hello" in wire  # the partial text went out
+    assert (await end(answer(usage=True), {}))[0] == normal
+    assert (await end(answer(usage=True), {"max_tokens": 200}))[0] == normal
 
 
 @pytest.mark.parametrize(("end", "length", "normal"), DIALECTS, ids=IDS)
-async def test_a_usage_billing_max_tokens_is_a_length_end(
+async def test_no_usage_part_from_another_vendor_is_a_normal_end(
     end: Dialect, length: str, normal: str
 ) -> None:
-    # The bridge passed max_tokens 20: that is the limit in force, not the model's 50.
-    assert (await end(answer(20), {"max_tokens": 20}))[0] == length
-    assert (await end(answer(19), {"max_tokens": 200}))[0] == normal
+    assert (await end(answer(usage=False, model=OTHER), {}))[0] == normal
 
 
 @pytest.mark.parametrize(("end", "length", "normal"), DIALECTS, ids=IDS)
 async def test_a_stateful_marker_reaches_no_client(end: Dialect, length: str, normal: str) -> None:
-    reason, wire = await end(answer(5), {})
+    reason, wire = await end(answer(usage=True), {})
     assert reason == normal
     assert "Hello" in wire  # the text went out (in parts, in some dialects)
     assert "resp_0123456789" not in wire and "stateful_marker" not in wire
 
 
 async def test_a_required_call_cut_at_the_limit_is_a_length_end() -> None:
-    # Text up to the limit and no call: asking again would be cut the same way.
+    # Text cut at the limit and no call: asking again would be cut the same way.
     chat = _chat({"max_tokens": 20}).model_copy(update={"toolCallRequired": True})
-    backend = answer(20)
+    backend = answer(usage=False)
     chunks = [
         c
         async for batch in completion_chunks(
