@@ -39,6 +39,7 @@ from headless_editor.copilot.endpoint import uses_responses_api
 from headless_editor.placeholders import placeholder_input
 from headless_editor.prompt_cache import PromptCache
 from headless_editor.reply_steps import EchoRequest, Fail, Pause, Reply
+from headless_editor.seen_record import record_seen
 from headless_editor.sim_models import MODELS, THINKING_MODELS, answering_model
 from headless_editor.sim_replies import default_reply, thinking
 from headless_editor.tokens import (
@@ -91,6 +92,7 @@ class SimulatedModel:
             return
         sent = request  # what reached the editor, for a script's `request` reply
         seen = copilot_view(request, model) if self.copilot_rules else _permissive(request)
+        record_seen(model.id, seen)
         request = seen.request
         # A script matches what reached the editor (its author wrote the client's turns).
         # (The client's turns: not the bridge's closing note about this answer.)
@@ -103,7 +105,9 @@ class SimulatedModel:
             limit = None
         if model.id in THINKING_MODELS and seen.reasoning_effort != "none":
             reply = thinking(without_turn_note(request.messages), reply) + reply
-        output = _Output(limit)
+        # Its chat and Messages processors do it; its Responses processor does not.
+        spaced = self.copilot_rules and not uses_responses_api(model)
+        output = _Output(limit, space_before_calls=spaced)
         for part in reply:
             if isinstance(part, Pause):
                 await asyncio.sleep(part.seconds)
@@ -159,11 +163,15 @@ def _stopped(reply: Reply, stop: Any) -> Reply:
 class _Output:
     """Cuts the reply into streamed parts and counts them, stopping at the output limit."""
 
-    def __init__(self, limit: int | None) -> None:
+    def __init__(self, limit: int | None, space_before_calls: bool = False) -> None:
         self.limit = limit
         self.tokens = 0
         self.reasoning_tokens = 0
         self.full = False  # the limit was hit: nothing more goes out
+        # Copilot 0.67 reports a " " text part when a tool call starts after text (its chat
+        # and Messages stream processors: `textAccumulator.length && report({text: " "})`).
+        self.space_before_calls = space_before_calls
+        self._texted = False
 
     def emit(self, part: ResponsePart) -> list[ResponsePart]:
         if self.full:
@@ -174,13 +182,16 @@ class _Output:
                 self.full = True  # a real model would have cut the call's JSON short
                 return []
             self.tokens += cost
-            return [part]
+            return (
+                [TextPart(value=" "), part] if self._texted and self.space_before_calls else [part]
+            )
         if isinstance(part, ThinkingPart):
             pieces = self._take(split_tokens(part.value))
             self.reasoning_tokens += count_tokens("".join(pieces))
             return [ThinkingPart(value="".join(pieces), id=part.id)] if pieces else []
         if isinstance(part, TextPart):
             pieces = self._take(split_tokens(part.value))
+            self._texted = self._texted or bool(pieces)
             return [
                 TextPart(value="".join(pieces[i : i + _CHUNK_TOKENS]))
                 for i in range(0, len(pieces), _CHUNK_TOKENS)

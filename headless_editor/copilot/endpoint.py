@@ -3,7 +3,8 @@
 chatEndpoint.ts: `supportsToolSearch` is CAPI's `supports.tool_search` when the model's metadata
 says, else chatModelCapabilities.ts' `modelSupportsToolSearch` (Claude Sonnet or Opus 4.5 and
 later, by model id). Such a model may be sent any number of tools (languageModelAccess.ts).
-The GPT-5 family is served through the Responses API (CAPI lists `/responses` for it).
+The GPT-5 family is served through the Responses API (CAPI lists `/responses` for it), Claude
+through Anthropic's Messages API (`/v1/messages`), the others through the chat API.
 """
 
 from __future__ import annotations
@@ -29,3 +30,8 @@ def supports_tool_search(model: ModelInfo) -> bool:
 
 def uses_responses_api(model: ModelInfo) -> bool:
     return model.family.startswith("gpt-5")
+
+
+def uses_messages_api(model: ModelInfo) -> bool:
+    """Claude models: CAPI lists `/v1/messages` for them, which 0.67 prefers to the chat API."""
+    return model.family.startswith("claude")

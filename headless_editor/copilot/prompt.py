@@ -4,7 +4,8 @@ languageModelAccessPrompt.tsx renders a SystemMessage of SafetyRules and EditorI
 (then the caller's system messages, which vscode.lm callers here never send) before the
 conversation; the model reads it first, and it is billed as prompt tokens. The text is the one a
 real 0.67 run showed (SafetyRules' older wording, which the newest source has cut down to its
-"Keep your answers short" line; chat.math.enabled off, so no KaTeX lines).
+"Keep your answers short" line), with its math and Mermaid lines, as 0.67 sent it to its cloud
+in tests/test_e2e_copilot.py's host (tests/test_copilot_differential.py compares the two).
 
 Copilot lists a model's `maxInputTokens` as CAPI's `max_prompt_tokens` less this prompt's count
 and `BaseTokensPerCompletion` (3): 64,000 became 63,790 with o200k. The simulation counts with its
@@ -26,6 +27,10 @@ SYSTEM_PROMPT = "\n".join(
         "Make sure to include the programming language name at the start of the Markdown code "
         "blocks.",
         "Avoid wrapping the whole response in triple backticks.",
+        "Use KaTeX for math equations in your answers.",
+        "Wrap inline math equations in $.",
+        "Wrap more complex blocks of math equations in $$.",
+        "Use ```mermaid fenced code blocks to render Mermaid diagrams in your answers.",
         "The user works in an IDE called Visual Studio Code which has a concept for editors with "
         "open files, integrated unit test support, an output pane that shows the output of "
         "running the code as well as an integrated terminal.",

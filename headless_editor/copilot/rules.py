@@ -64,7 +64,10 @@ def copilot_view(request: ChatRequest, model: ModelInfo) -> Seen:
     found = request.modelConfiguration.get("reasoningEffort")
     effort = found if isinstance(found, str) else None
     limit = _output_limit(options, model)
-    body = request_body(options, model, effort)
+    # Copilot reads the raw option `_enableThinking` (languageModelAccess.ts), which its option
+    # check would otherwise drop.
+    enable_thinking = request.modelOptions.get("_enableThinking") is True
+    body = request_body(options, model, effort, enable_thinking)
     return Seen(seen, effort, limit, SYSTEM_PROMPT, body)
 
 
