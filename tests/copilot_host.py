@@ -28,6 +28,7 @@ from typing import Any, Literal
 
 import pytest
 from fake_capi import MODELS, FakeCapi, github_routes
+from fake_capi.forward_proxy import forward_proxy
 from vscode_host import VSCodeHost, running_host
 
 GHE_HOST = "ghe.test"  # resolves nowhere: only VS Code's proxy setting reaches it
@@ -77,15 +78,15 @@ GHE_STORAGE_SEED = {
 AUTOMATION_ENV = ("IS_SCENARIO_AUTOMATION", "VSCODE_COPILOT_CHAT_TOKEN")
 
 
-def github_enterprise_settings(capi: FakeCapi) -> dict[str, Any]:
+def github_enterprise_settings(capi: FakeCapi, proxy_url: str) -> dict[str, Any]:
     """User settings of the production sign-in: Copilot takes its GitHub session from the
     `github-enterprise` provider, at a GitHub Enterprise host that resolves nowhere, reached
-    through VS Code's proxy setting, which is the fake (an HTTP forward proxy too)."""
+    through VS Code's proxy setting: a forward proxy whose every host is the fake."""
     port = capi.url.rsplit(":", 1)[1]
     return {
         "github.copilot.advanced.authProvider": "github-enterprise",
         "github-enterprise.uri": f"http://{GHE_HOST}:{port}",
-        "http.proxy": capi.url,
+        "http.proxy": proxy_url,
         "http.proxySupport": "override",
     }
 
@@ -115,9 +116,32 @@ def running_copilot_host(
     `signin`: "token", Copilot's scenario-automation hook with a Copilot token given in its
     environment; "github-enterprise", as in production: no automation hook, a GitHub session
     from an authentication provider (the test extension github-enterprise-auth), exchanged by
-    Copilot for a Copilot token at the fake (github_routes.py), reached through `http.proxy`.
+    Copilot for a Copilot token at the fake (github_routes.py), reached through `http.proxy`
+    (fake_capi/forward_proxy.py, which tunnels to the fake only).
     On that route VS Code asks the person, on the first request of another extension, to allow
     it the language models (a modal dialog: VSCodeHost.click_dialog)."""
+    with contextlib.ExitStack() as stack:
+        host = stack.enter_context(_started_copilot_host(stack, workdir, capi, settings, signin))
+        wanted = {m.id for m in MODELS}
+        host.wait_for(
+            lambda: _copilot_models_listed(host, wanted),
+            COPILOT_TIMEOUT,
+            f"Copilot 0.67 ({signin} sign-in) to activate and serve {sorted(wanted)} through "
+            f"vscode.lm (the bridge lists {_safe_ids(host)}; the fake cloud got "
+            f"{[(r.method, r.header('host'), r.path) for r in capi.requests]}; the test's "
+            f"authentication provider was asked {host.records('auth')})",
+        )
+        yield host
+
+
+def _started_copilot_host(
+    stack: contextlib.ExitStack,
+    workdir: Path,
+    capi: FakeCapi,
+    settings: dict[str, Any] | None,
+    signin: SignIn,
+) -> contextlib.AbstractContextManager[VSCodeHost]:
+    """running_host with what the sign-in route needs (its proxy is entered on `stack`)."""
     if signin == "token":
         env = {
             "IS_SCENARIO_AUTOMATION": "1",
@@ -129,23 +153,11 @@ def running_copilot_host(
         assert not inherited, f"the production sign-in must run without {inherited}"
         env = {"MAESTRO_GHE_ACCESS_TOKEN": github_routes.GITHUB_TOKEN}
         route = {"seed_storage": GHE_STORAGE_SEED, "fixture_extensions": (GHE_FIXTURE,)}
-        settings = {**github_enterprise_settings(capi), **(settings or {})}
-    with running_host(
-        workdir,
-        {**SETTINGS, **(settings or {})},
-        extra_env=env,
-        **route,
-    ) as host:
-        wanted = {m.id for m in MODELS}
-        host.wait_for(
-            lambda: _copilot_models_listed(host, wanted),
-            COPILOT_TIMEOUT,
-            f"Copilot 0.67 ({signin} sign-in) to activate and serve {sorted(wanted)} through "
-            f"vscode.lm (the bridge lists {_safe_ids(host)}; the fake cloud got "
-            f"{[(r.method, r.header('host'), r.path) for r in capi.requests]}; the test's "
-            f"authentication provider was asked {host.records('auth')})",
+        proxy = stack.enter_context(
+            forward_proxy(capi.url, {GHE_HOST, f"api.{GHE_HOST}", "127.0.0.1"})
         )
-        yield host
+        settings = {**github_enterprise_settings(capi, proxy.url), **(settings or {})}
+    return running_host(workdir, {**SETTINGS, **(settings or {})}, extra_env=env, **route)
 
 
 def _safe_ids(host: VSCodeHost) -> list[str]:

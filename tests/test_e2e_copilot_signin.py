@@ -10,7 +10,8 @@ token for a Copilot token, the endpoints it takes from that token), its request 
 proxy support, and the bridge. What is faked: the GitHub session (a test authentication
 provider for `github-enterprise`, editor-client/test-fixtures/github-enterprise-auth, in place
 of VS Code's disabled GitHub authentication) and the cloud: the GitHub Enterprise API and CAPI
-(tests/fake_capi/, github_routes.py), reached through `http.proxy`. Fails when Copilot does not
+(tests/fake_capi/, github_routes.py), reached through `http.proxy` (a forward proxy whose every
+host is the fake, fake_capi/forward_proxy.py). Fails when Copilot does not
 come up, and under $CI when code-server is missing (skipped elsewhere, as every VS Code test is).
 """
 
@@ -62,6 +63,17 @@ def test_copilot_signed_in_through_github_enterprise(vscode: VSCodeHost, capi: F
     listed = capi.requests_to("/models")
     assert listed, [r.path for r in capi.requests]
     assert listed[-1].header("authorization") == f"Bearer {github_routes.COPILOT_TOKEN}"
+    # Copilot's own fetcher (undici) went through the proxy's tunnels: it never fell back.
+    log = copilot_log(vscode)
+    assert "Using the Node fetch fetcher." in log, log[-3000:]
+    assert "using node-http from now on" not in log, log[-3000:]
+
+
+def copilot_log(host: VSCodeHost) -> str:
+    """GitHub Copilot Chat's output log in the first window's extension host."""
+    logs = sorted(host.root.glob("user-data/logs/*/exthost1/GitHub.copilot-chat/*.log"))
+    assert logs, f"no Copilot log under {host.root}"
+    return "".join(path.read_text(encoding="utf-8", errors="replace") for path in logs)
 
 
 def test_first_request_asks_consent_then_reaches_the_cloud(

@@ -1,7 +1,8 @@
 """Tests of the FAKE GitHub API sign-in routes of tests/fake_capi (github_routes.py), which
 Copilot Chat calls on the production sign-in route of the tests (the real GitHub cannot be
-reached here): their answers, their refusal without the test session's token, and their
-serving as a plain HTTP forward proxy's (absolute-form request lines, chunked bodies)."""
+reached here): their answers, their refusal without the test session's token, their serving of
+what a forward proxy passes on (absolute-form request lines, chunked bodies), and that proxy
+(forward_proxy.py: tunnels to allowed hosts only)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import socket
 from typing import Any
 
 from fake_capi import FakeCapi, github_routes
+from fake_capi.forward_proxy import forward_proxy
 from pytest_aiohttp import AiohttpClient
 
 AUTH = {"Authorization": f"token {github_routes.GITHUB_TOKEN}"}
@@ -119,3 +121,30 @@ def test_a_chunked_body_through_the_proxy_form() -> None:
         assert status.startswith("HTTP/1.1 200"), (status, body)
         assert "chunked hello" in json.loads(body)["choices"][0]["message"]["content"]
         assert capi.last_body("/chat/completions") == payload
+
+
+def test_the_forward_proxy_passes_absolute_form_and_tunnels_to_allowed_hosts_only() -> None:
+    with FakeCapi() as capi, forward_proxy(capi.url, {"api.ghe.test"}) as proxy:
+        port = capi.url.rsplit(":", 1)[1]
+        token = f"GET {github_routes.TOKEN_PATH} HTTP/1.1\r\nHost: api.ghe.test:{port}\r\n"
+        token += f"Authorization: token {github_routes.GITHUB_TOKEN}\r\nConnection: close\r\n\r\n"
+        status, _, body = _raw(
+            proxy.url, f"CONNECT api.ghe.test:{port} HTTP/1.1\r\n\r\n{token}".encode()
+        )
+        assert status.startswith("HTTP/1.1 200"), status
+        tunnelled = body.partition(b"\r\n\r\n")[2]  # past the tunnelled answer's head
+        assert json.loads(tunnelled)["endpoints"]["api"] == capi.url
+        status, _, _ = _raw(proxy.url, b"CONNECT api.githubcopilot.com:443 HTTP/1.1\r\n\r\n")
+        assert status.startswith("HTTP/1.1 403"), status
+        absolute = token.replace(
+            f"GET {github_routes.TOKEN_PATH}",
+            f"GET http://api.ghe.test:{port}{github_routes.TOKEN_PATH}",
+        )
+        status, _, body = _raw(proxy.url, absolute.encode())
+        assert status.startswith("HTTP/1.1 200"), status
+        assert json.loads(body)["token"] == github_routes.COPILOT_TOKEN
+        assert proxy.tunnelled() == [
+            (f"api.ghe.test:{port}", True),
+            ("api.githubcopilot.com:443", False),
+        ]
+        assert len(capi.requests_to(github_routes.TOKEN_PATH)) == 2

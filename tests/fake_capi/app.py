@@ -4,8 +4,8 @@ which serves it on 127.0.0.1 from a thread for tests.
 The real cloud cannot be reached here (offline, no GitHub account), so tests point Copilot
 Chat at this FAKE. It serves `GET /models`, `POST /chat/completions`, `POST /responses`,
 `POST /v1/messages`, `POST /auto` (and the older `POST /models/session`), and the GitHub API
-routes of Copilot's sign-in (github_routes.py: also as an HTTP forward proxy's, whatever the
-host of an absolute-form request); everything else 404s.
+routes of Copilot's sign-in (github_routes.py; an absolute-form request, as a forward proxy
+passes it on, is routed by path whatever its host); everything else 404s.
 Each chat request is recorded, checked as the real cloud checks it (unknown model, the rules of
 the fake in rules.py, the prompt against the model's max_prompt_tokens, the control markers of
 markers.py), answered by the project's simulated model (reply.py) and streamed in the

@@ -6,10 +6,9 @@ exchanges its access token at the GitHub API for a Copilot token, whose `endpoin
 where Copilot's cloud is. With `github.copilot.advanced.authProvider: "github-enterprise"`,
 Copilot derives that API's URL from the `github-enterprise.uri` setting (`http://ghe.test:PORT`
 gives `http://api.ghe.test:PORT`), a host name that resolves nowhere: VS Code's `http.proxy`
-points at this fake, which thus also acts as a plain HTTP forward proxy. Requests arrive in
-absolute form (`GET http://api.ghe.test:PORT/copilot_internal/v2/token HTTP/1.1`); aiohttp
-routes them by their path whatever the host, so these routes serve them as they serve a direct
-request.
+points at forward_proxy.py, whose every host is this fake. Requests arrive through its tunnels
+or in absolute form (`GET http://api.ghe.test:PORT/copilot_internal/v2/token HTTP/1.1`), which
+aiohttp routes by path whatever the host, so these routes serve them as a direct request.
 
 FAKED here: `GET /copilot_internal/v2/token` (the Copilot token, `endpoints` at this fake),
 `GET /copilot_internal/user` (the Copilot plan of the user) and `GET /user` (the user), each
