@@ -32,7 +32,7 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 CACHE = REPO_ROOT / ".cache" / "vscode-e2e"
 EDITOR_CLIENT = REPO_ROOT / "editor-client"
 VSIX = EDITOR_CLIENT / "dist" / "maestro-bridge.vsix"
-FIXTURE_EXTENSION = EDITOR_CLIENT / "test-fixtures" / "scripted-model"
+FIXTURES = EDITOR_CLIENT / "test-fixtures"
 DRIVER = Path(__file__).resolve().parent / "vscode_e2e" / "drive.js"
 STARTUP_TIMEOUT = (
     180.0  # code-server + browser + extension host + language server, on a busy 2-core box
@@ -91,15 +91,17 @@ def start_host(
     reconnection_grace_seconds: int | None = None,
     extra_env: dict[str, str] | None = None,
     seed_storage: dict[str, str] | None = None,
+    fixture_extensions: tuple[str, ...] = (),
 ) -> VSCodeHost:
-    """Installs both extensions into a fresh profile, starts code-server and the first window,
+    """Installs the extensions into a fresh profile, starts code-server and the first window,
     and waits until the Maestro Bridge extension says its endpoint listens.
 
     `settings` are user settings besides the harness's own; `reconnection_grace_seconds` is how
     long code-server keeps the extension host of a window whose browser went away (3 hours by
     default, for a reconnection); `extra_env` goes to code-server and its extension hosts;
     `seed_storage` is written into each window's global state before its workbench loads
-    (drive.js)."""
+    (drive.js); `fixture_extensions` names more test extensions of editor-client/test-fixtures/
+    to package and install."""
     host = VSCodeHost(
         root=root, record_path=root / "record.jsonl", tools=tools, seed_storage=seed_storage
     )
@@ -139,20 +141,10 @@ def start_host(
         **(extra_env or {}),
     }
     host.logs = {"setup": root / "setup.log", "code-server": root / "code-server.log"}
-    fixture_vsix = root / "scripted-model.vsix"
-    _run(
-        [
-            str(tools.vsce),
-            "package",
-            "--allow-missing-repository",
-            "--skip-license",
-            "-o",
-            str(fixture_vsix),
-        ],
-        host.logs["setup"],
-        env,
-        cwd=FIXTURE_EXTENSION,
-    )
+    fixture_vsixes = [
+        _package_fixture(tools, FIXTURES / name, root, host.logs["setup"], env)
+        for name in ("scripted-model", *fixture_extensions)
+    ]
     base = [
         str(tools.node),
         str(tools.code_server),
@@ -164,7 +156,12 @@ def start_host(
         str(extensions),
     ]
     _run(
-        [*base, "--install-extension", str(VSIX), "--install-extension", str(fixture_vsix)],
+        [
+            *base,
+            "--install-extension",
+            str(VSIX),
+            *(arg for vsix in fixture_vsixes for arg in ("--install-extension", str(vsix))),
+        ],
         host.logs["setup"],
         env,
     )
@@ -203,6 +200,27 @@ def start_host(
     return host
 
 
+def _package_fixture(
+    tools: Tools, folder: Path, root: Path, log: Path, env: dict[str, str]
+) -> Path:
+    """The VSIX of a test extension of editor-client/test-fixtures/, packaged with vsce."""
+    vsix = root / f"{folder.name}.vsix"
+    _run(
+        [
+            str(tools.vsce),
+            "package",
+            "--allow-missing-repository",
+            "--skip-license",
+            "-o",
+            str(vsix),
+        ],
+        log,
+        env,
+        cwd=folder,
+    )
+    return vsix
+
+
 def open_window(host: VSCodeHost, name: str) -> Window:
     """Opens a window on a new workspace folder `name` (its own browser, so its own extension
     host); returns without waiting for the extension."""
@@ -211,6 +229,7 @@ def open_window(host: VSCodeHost, name: str) -> Window:
     workspace.mkdir()
     log = host.logs[f"browser {name}"] = host.root / f"browser-{name}.log"
     status_path, click_path = host.root / f"status-bar-{name}.txt", host.root / f"click-{name}.txt"
+    dialog_path = host.root / f"dialog-{name}.txt"
     with log.open("wb") as out:
         driver = subprocess.Popen(
             [
@@ -227,11 +246,12 @@ def open_window(host: VSCodeHost, name: str) -> Window:
                 "CHROMIUM": host.tools.chromium,
                 "STATUS_FILE": str(status_path),
                 "CLICK_FILE": str(click_path),
+                "DIALOG_FILE": str(dialog_path),
                 "FRAMES_FILE": str(host.root / f"frames-{name}.json"),
                 **({"SEED_STORAGE": json.dumps(host.seed_storage)} if host.seed_storage else {}),
             },
         )
-    window = host.windows[name] = Window(name, driver, status_path, click_path)
+    window = host.windows[name] = Window(name, driver, status_path, click_path, dialog_path)
     return window
 
 

@@ -53,12 +53,18 @@ def running_host(
     settings: dict[str, Any] | None = None,
     extra_env: dict[str, str] | None = None,
     seed_storage: dict[str, str] | None = None,
+    fixture_extensions: tuple[str, ...] = (),
 ) -> Iterator[VSCodeHost]:
     """A VS Code host for a test module, with these user settings besides the harness's own
-    (and `extra_env`, `seed_storage` as start_host takes them); afterwards, no language server
-    of it may be left."""
+    (and `extra_env`, `seed_storage`, `fixture_extensions` as start_host takes them);
+    afterwards, no language server of it may be left."""
     host = start_host(
-        find_tools(), workdir, settings, extra_env=extra_env, seed_storage=seed_storage
+        find_tools(),
+        workdir,
+        settings,
+        extra_env=extra_env,
+        seed_storage=seed_storage,
+        fixture_extensions=fixture_extensions,
     )
     try:
         yield host

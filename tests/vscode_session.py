@@ -44,6 +44,7 @@ class Window:
     driver: subprocess.Popen[bytes]
     status_path: Path
     click_path: Path
+    dialog_path: Path
 
 
 @dataclass
@@ -116,6 +117,17 @@ class VSCodeHost:
         said.unlink(missing_ok=True)
         click_path.write_text(button, encoding="utf-8")
         self.wait_for(lambda: not click_path.exists(), timeout, f"a click on {button!r}")
+        return said.read_text(encoding="utf-8")
+
+    def click_dialog(self, button: str, timeout: float = 60, window: str = FIRST_WINDOW) -> str:
+        """Clicks a button of the workbench's modal dialog (VS Code's own, in the page: as for
+        the language-model access it asks a person to allow), as a person would (drive.js does
+        it, once the dialog shows); the dialog's message and detail."""
+        dialog_path = self.windows[window].dialog_path
+        said = dialog_path.with_name(dialog_path.name + ".message")
+        said.unlink(missing_ok=True)
+        dialog_path.write_text(button, encoding="utf-8")
+        self.wait_for(lambda: not dialog_path.exists(), timeout, f"a dialog's {button!r} button")
         return said.read_text(encoding="utf-8")
 
     def open_file(self, path: str, timeout: float = 60, window: str = FIRST_WINDOW) -> None:

@@ -6,8 +6,9 @@ project's simulated model in each API's real stream shape, bills prompt caching 
 providers do, fails on demand (markers) and records what it received. See README.md.
 """
 
+from fake_capi import github_routes
 from fake_capi.app import FakeCapi, running
 from fake_capi.catalogue import MODELS, FakeModel
 from fake_capi.recording import Recorded
 
-__all__ = ["MODELS", "FakeCapi", "FakeModel", "Recorded", "running"]
+__all__ = ["MODELS", "FakeCapi", "FakeModel", "Recorded", "github_routes", "running"]

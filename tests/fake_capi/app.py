@@ -3,7 +3,9 @@ which serves it on 127.0.0.1 from a thread for tests.
 
 The real cloud cannot be reached here (offline, no GitHub account), so tests point Copilot
 Chat at this FAKE. It serves `GET /models`, `POST /chat/completions`, `POST /responses`,
-`POST /v1/messages`, `POST /auto` (and the older `POST /models/session`); everything else 404s.
+`POST /v1/messages`, `POST /auto` (and the older `POST /models/session`), and the GitHub API
+routes of Copilot's sign-in (github_routes.py; an absolute-form request, as a forward proxy
+passes it on, is routed by path whatever its host); everything else 404s.
 Each chat request is recorded, checked as the real cloud checks it (unknown model, the rules of
 the fake in rules.py, the prompt against the model's max_prompt_tokens, the control markers of
 markers.py), answered by the project's simulated model (reply.py) and streamed in the
@@ -21,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from aiohttp import web
 from thread_server import serving
 
-from fake_capi import errors, sse_chat, sse_messages, sse_responses
+from fake_capi import errors, github_routes, sse_chat, sse_messages, sse_responses
 from fake_capi.caching import PromptCaches
 from fake_capi.catalogue import CHAT, MESSAGES, MODELS, RESPONSES, model, models_json
 from fake_capi.convert_chat import from_chat
@@ -71,6 +73,7 @@ class FakeCapi:
         app.router.add_post("/models/session", self._session)
         for path in _SHAPES:
             app.router.add_post(path, self._chat)
+        github_routes.add_routes(app)
         return app
 
     def start(self) -> str:

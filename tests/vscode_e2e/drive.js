@@ -78,6 +78,30 @@ async function main() {
         .finally(() => { busy = false; });
     }, 300);
   }
+  // A person's answer to a modal dialog (VS Code's own, in the page, e.g. the language-model
+  // access it asks to allow): when $DIALOG_FILE names a button, click it on the dialog once one
+  // shows, write the dialog's message and detail to $DIALOG_FILE.message, then remove
+  // $DIALOG_FILE to say so.
+  if (process.env.DIALOG_FILE) {
+    const fs = require('fs');
+    const file = process.env.DIALOG_FILE;
+    let busy = false;
+    setInterval(() => {
+      if (busy || !fs.existsSync(file)) return;
+      busy = true;
+      const label = fs.readFileSync(file, 'utf8').trim();
+      const dialog = page.locator('.monaco-dialog-box').first();
+      const button = dialog.locator('.dialog-buttons').getByRole('button', { name: label, exact: true }).first();
+      dialog.locator('.dialog-message-row').innerText({ timeout: 1000 })
+        .then((message) => button.click({ timeout: 1000 }).then(() => {
+          fs.writeFileSync(`${file}.message`, message);
+          fs.rmSync(file);
+          console.log(`[drive] clicked ${label} on the dialog: ${message.replace(/\s+/g, ' ')}`);
+        }))
+        .catch(() => undefined)
+        .finally(() => { busy = false; });
+    }, 300);
+  }
   // The frames of the workbench (webviews and the pages they frame), written to $FRAMES_FILE
   // as [{url, usage}]: for a frame of the bridge's usage page, what its Today card shows.
   if (process.env.FRAMES_FILE) {
