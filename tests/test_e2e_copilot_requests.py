@@ -16,6 +16,7 @@ import pytest
 from copilot_host import bridge_model_ids, copilot_fixtures
 from dialect_calls import DIALECTS, Dialect, Outcome, body_for, call
 from fake_capi import FakeCapi, Recorded
+from plain_http import post
 from responses_bodies import PNG
 from vscode_host import VSCodeHost
 
@@ -245,3 +246,39 @@ def test_schemas_the_cloud_refuses_arrive_in_a_form_it_takes(
         assert "pattern" not in json.dumps(schema), sent
     if model.startswith("gemini"):
         assert schema["properties"]["city"].get("nullable") is True, sent
+
+
+@pytest.mark.parametrize("model", [GPT, CLAUDE, RESPONSES_MODEL])
+def test_an_unpaired_tool_call_never_reaches_the_cloud_unpaired(
+    vscode: VSCodeHost, capi: FakeCapi, model: str
+) -> None:
+    """Copilot 0.67 does not check that every tool call has its result; its cloud refuses one
+    that has not (a rule of the fake, as Anthropic's and OpenAI's APIs do). The bridge sends
+    such a call as a note in the conversation instead, so the request goes through."""
+    marker = nonce()
+    call_ = {"id": "call_9", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+    body = {
+        "model": model,
+        "messages": [
+            {"role": "user", "content": f"Start {marker}"},
+            {"role": "assistant", "content": None, "tool_calls": [call_]},
+            {"role": "user", "content": "go on"},
+        ],
+        "tools": [{"type": "function", "function": tool("f")}],
+    }
+    outcome = call(root(vscode), "chat", body, stream=False)
+    assert outcome.status == 200, outcome
+    sent = json.dumps(upstream(capi, marker).body)
+    assert "call_9" in sent and "its result is not in the conversation" in sent, sent
+
+
+def test_tokens_are_counted_with_copilots_tokenizer(vscode: VSCodeHost) -> None:
+    """Copilot counts with the model's own tokenizer (o200k): 8 tokens for this sentence,
+    where the headless editor's estimate says otherwise."""
+    body = {
+        "model": GPT,
+        "messages": [{"role": "user", "content": "hello world, how are you today?"}],
+    }
+    reply = post(f"{vscode.base_url}/messages/count_tokens", body)
+    assert reply.status_code == 200, reply.text
+    assert reply.json() == {"input_tokens": 8}
