@@ -103,7 +103,14 @@ class SimulatedModel:
         limit = seen.output_limit
         if matched is not None and matched.rule.ignore_max_output_tokens:
             limit = None
-        if model.id in THINKING_MODELS and seen.reasoning_effort != "none":
+        # Copilot 0.67 asks a Claude model to think only when the caller's raw options say
+        # `_enableThinking` (the bridge does for a client's reasoning effort): Seen.body.
+        thinks = (
+            bool(seen.body.get("thinking"))
+            if self.copilot_rules
+            else seen.reasoning_effort != "none"
+        )
+        if model.id in THINKING_MODELS and thinks:
             reply = thinking(without_turn_note(request.messages), reply) + reply
         # Its chat and Messages processors do it; its Responses processor does not.
         spaced = self.copilot_rules and not uses_responses_api(model)

@@ -74,7 +74,7 @@ def test_options_map_to_the_editor() -> None:
         ({"thinking": {"type": "enabled", "budget_tokens": 1024}}, "low", True),
         ({"thinking": {"type": "enabled", "budget_tokens": 10_000}}, "medium", True),
         ({"thinking": {"type": "enabled", "budget_tokens": 31_999}}, "high", True),
-        ({"thinking": {"type": "adaptive"}}, None, True),
+        ({"thinking": {"type": "adaptive"}}, "medium", True),  # thinking on, amount unsaid
         (
             {
                 "thinking": {"type": "adaptive", "display": "omitted"},

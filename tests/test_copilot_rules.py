@@ -208,13 +208,14 @@ def test_copilot_fills_in_the_options_the_caller_left_out() -> None:
 
 def test_a_responses_api_model_reasons_instead_of_sampling() -> None:
     body = copilot_view(req(user("hi"), modelOptions={"temperature": 0.7}, model=GPT5), GPT5).body
+    # As real Copilot 0.67 sent it (tests/test_copilot_differential.py): no sampling options.
     assert body == {
-        "top_p": 1,
-        "n": 1,
-        "max_tokens": GPT5.maxOutputTokens,
+        "max_output_tokens": GPT5.maxOutputTokens,
         "reasoning": {"effort": "medium"},
         "include": ["reasoning.encrypted_content"],
         "text": {"verbosity": "low"},
+        "store": False,
+        "truncation": "disabled",
     }
     high = req(user("hi"), modelConfiguration={"reasoningEffort": "high"}, model=GPT5)
     assert copilot_view(high, GPT5).body["reasoning"] == {"effort": "high"}

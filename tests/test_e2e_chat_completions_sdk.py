@@ -317,7 +317,12 @@ def test_an_image_is_read_and_counted(client: OpenAI) -> None:
 
 
 def test_thinking_as_reasoning_content(client: OpenAI, bridge_server: BridgeServer) -> None:
-    completion = checked(client.chat.completions.create(model="sim-reasoning", messages=HELLO))
+    # An effort is what makes Copilot's Claude (and so sim-reasoning) think at all.
+    completion = checked(
+        client.chat.completions.create(
+            model="sim-reasoning", messages=HELLO, reasoning_effort="low"
+        )
+    )
     message = completion.choices[0].message
     reasoning = reasoning_of(message)
     assert reasoning is not None and reasoning.startswith("Considering the request")
@@ -325,11 +330,12 @@ def test_thinking_as_reasoning_content(client: OpenAI, bridge_server: BridgeServ
     usage = completion.usage
     assert usage is not None and usage.completion_tokens_details is not None
     assert 0 < (usage.completion_tokens_details.reasoning_tokens or 0) < usage.completion_tokens
-    wire, _ = raw_stream(
-        bridge_server, {"model": "sim-reasoning", "messages": HELLO}, include_usage=True
-    )
+    body = {"model": "sim-reasoning", "messages": HELLO, "reasoning_effort": "low"}
+    wire, _ = raw_stream(bridge_server, body, include_usage=True)
     assert wire["choices"][0]["message"]["reasoning_content"] == reasoning
-    with client.chat.completions.stream(model="sim-reasoning", messages=HELLO) as stream:
+    with client.chat.completions.stream(
+        model="sim-reasoning", messages=HELLO, reasoning_effort="low"
+    ) as stream:
         final = stream.get_final_completion()
     assert final.choices[0].message.content == ECHO
     none = client.chat.completions.create(

@@ -129,7 +129,9 @@ def test_chat_session_keeps_the_history(client: genai.Client) -> None:
 
 
 def test_thoughts_only_when_asked(client: genai.Client) -> None:
-    asked = types.GenerateContentConfig(thinking_config=types.ThinkingConfig(include_thoughts=True))
+    # A budget makes Copilot's Claude think at all; include_thoughts shows it.
+    thinking = types.ThinkingConfig(include_thoughts=True, thinking_budget=1024)
+    asked = types.GenerateContentConfig(thinking_config=thinking)
     response = checked(
         client.models.generate_content(model="sim-reasoning", contents=HELLO, config=asked)
     )
@@ -149,7 +151,11 @@ def test_thoughts_only_when_asked(client: genai.Client) -> None:
     )
     parts_streamed = folded(streamed)["candidates"][0]["content"]["parts"]
     assert parts_streamed[0]["thought"] is True and parts_streamed[-1] == {"text": ECHO}
-    plain = client.models.generate_content(model="sim-reasoning", contents=HELLO)
+    # Thinking on but not shown: no thought part, its tokens still counted.
+    hidden = types.GenerateContentConfig(
+        thinking_config=types.ThinkingConfig(include_thoughts=False, thinking_budget=1024)
+    )
+    plain = client.models.generate_content(model="sim-reasoning", contents=HELLO, config=hidden)
     plain_parts = (plain.candidates or [])[0].content.parts or []  # type: ignore[union-attr]
     assert not any(p.thought for p in plain_parts) and plain.text == ECHO
     assert plain.usage_metadata is not None and plain.usage_metadata.thoughts_token_count

@@ -103,7 +103,8 @@ def test_text_answers_and_their_streams(bridge_server: BridgeServer) -> None:
 def test_thinking_is_a_thought_part_only_when_asked(
     bridge_server: BridgeServer, include: bool
 ) -> None:
-    config = {"thinkingConfig": {"includeThoughts": include}}
+    # A budget makes Copilot's Claude think at all; includeThoughts decides what is shown.
+    config = {"thinkingConfig": {"includeThoughts": include, "thinkingBudget": 1024}}
     whole = all_three(
         bridge_server, "sim-reasoning", {"contents": [user("Hi")], "generationConfig": config}
     )

@@ -77,7 +77,12 @@ async def test_reasoning_summary_events_come_before_the_message(
 async def test_reasoning_without_summary_sends_no_summary_events(
     http: aiohttp.ClientSession, bridge_server: BridgeServer
 ) -> None:
-    body = {"model": "sim-reasoning", "input": "Why?", "stream": True}
+    body = {
+        "model": "sim-reasoning",
+        "input": "Why?",
+        "stream": True,
+        "reasoning": {"effort": "low"},
+    }
     events, final = ok_stream(await create(http, bridge_server, body))
     assert not any("reasoning_summary" in e["type"] for e in events)
     reasoning = final["output"][0]
@@ -342,7 +347,12 @@ async def test_input_over_the_context_window_is_a_400(
 async def test_max_output_tokens_goes_to_the_model_and_cuts(
     http: aiohttp.ClientSession, bridge_server: BridgeServer
 ) -> None:
-    body = {"model": "sim-reasoning", "input": "word " * 40, "max_output_tokens": 20}
+    body = {
+        "model": "sim-reasoning",
+        "input": "word " * 40,
+        "max_output_tokens": 20,
+        "reasoning": {"effort": "low"},
+    }
     response = ok_response(await create(http, bridge_server, body))
     assert response["status"] == "incomplete"
     assert response["incomplete_details"] == {"reason": "max_output_tokens"}

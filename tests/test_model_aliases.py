@@ -242,7 +242,7 @@ async def test_served_aliases(
     assert response["output"][-1]["content"][0]["text"] == "You said: Hello!"
 
     # SSE: every event's Response carries the alias; sim-reasoning answered (it thinks).
-    body = {"model": "o-think", "input": "Hello!", "stream": True}
+    body = {"model": "o-think", "input": "Hello!", "stream": True, "reasoning": {"effort": "low"}}
     status, text = await post(http, server, body)
     assert status == 200, text
     events = parse_sse(text)
@@ -286,7 +286,8 @@ async def test_served_default_model(
     http: aiohttp.ClientSession, bridge_server_factory: StartServer
 ) -> None:
     server = bridge_server_factory("--default-model", "sim-reasoning")
-    status, text = await post(http, server, {"model": "some-model", "input": "Hello!"})
+    asked = {"model": "some-model", "input": "Hello!", "reasoning": {"effort": "low"}}
+    status, text = await post(http, server, asked)
     assert status == 200, text
     response = json.loads(text)
     validate_response(response)

@@ -97,6 +97,10 @@ def usage_of(parts: list[ResponsePart]) -> dict[str, Any]:
     return usage
 
 
+# What the bridge sends a Claude model for a client's reasoning effort: Copilot thinks then.
+THINK: dict[str, Any] = {"_enableThinking": True}
+
+
 def ended_at_the_limit(parts: list[ResponsePart]) -> bool:
     """Copilot 0.67's length end: the answer so far and no usage part."""
     return not any(isinstance(p, DataPart) and p.mimeType == "usage" for p in parts)
@@ -319,11 +323,13 @@ async def test_tool_result_without_its_call_is_reported_by_call_id() -> None:
 async def test_calls_the_first_tool_with_a_valid_input() -> None:
     req = request(user("list the files"), tools=[EXEC_COMMAND, WRITE_STDIN])
     parts = await collect(req)
-    assert text_of(parts) == "Calling exec_command."
+    # Copilot's chat and Messages processors put a lone space between text and a call.
+    assert text_of(parts) == "Calling exec_command. "
     assert calls_of(parts) == [
         ToolCallPart(callId="call_sim_1", name="exec_command", input={"cmd": "placeholder"}),
     ]
     assert isinstance(parts[-2], ToolCallPart)  # the call comes after the text
+    assert parts[-3] == TextPart(value=" ")
     assert EXEC_COMMAND.inputSchema is not None
     jsonschema.validate(calls_of(parts)[0].input, EXEC_COMMAND.inputSchema)
 
@@ -505,7 +511,9 @@ async def test_custom_tool_input() -> None:
 
 async def test_reasoning_model_thinks_first() -> None:
     prompt = "Explain the following code in great detail, line by line: SECRET_TAIL"
-    parts = await collect(request(user(prompt), model="sim-reasoning", tools=[EXEC_COMMAND]))
+    parts = await collect(
+        request(user(prompt), model="sim-reasoning", tools=[EXEC_COMMAND], modelOptions=THINK)
+    )
     thinking = [part for part in parts if isinstance(part, ThinkingPart)]
     assert 2 <= len(thinking) <= 3
     assert parts[: len(thinking)] == thinking
@@ -525,15 +533,15 @@ async def test_echo_model_does_not_think() -> None:
     assert usage_of(parts)["completion_tokens_details"]["reasoning_tokens"] == 0
 
 
-async def test_reasoning_effort_none_turns_thinking_off() -> None:
+async def test_claude_thinks_only_when_asked() -> None:
+    """Copilot 0.67 switches a Claude model's thinking on only when the caller's raw options say
+    `_enableThinking` (the bridge does for a client's reasoning effort)."""
     parts = await collect(
-        request(user("hi"), model="sim-reasoning", modelConfiguration={"reasoningEffort": "none"})
+        request(user("hi"), model="sim-reasoning", modelConfiguration={"reasoningEffort": "low"})
     )
     assert not any(isinstance(part, ThinkingPart) for part in parts)
     assert text_of(parts) == "You said: hi"
-    low = await collect(
-        request(user("hi"), model="sim-reasoning", modelConfiguration={"reasoningEffort": "low"})
-    )
+    low = await collect(request(user("hi"), model="sim-reasoning", modelOptions=THINK))
     assert any(isinstance(part, ThinkingPart) for part in low)
 
 
@@ -608,7 +616,7 @@ async def test_max_tokens_drops_a_call_that_does_not_fit() -> None:
 
 async def test_max_tokens_counts_thinking() -> None:
     parts = await collect(
-        request(user("hi"), model="sim-reasoning", modelOptions={"max_tokens": 3})
+        request(user("hi"), model="sim-reasoning", modelOptions={**THINK, "max_tokens": 3})
     )
     assert [part.value for part in parts if isinstance(part, ThinkingPart)] == ["Considering"]
     assert text_of(parts) == ""
@@ -681,7 +689,7 @@ SCRIPT = Script.model_validate(
 
 async def test_script_reply_replaces_the_default() -> None:
     parts = await collect(request(user("show files"), tools=[WRITE_STDIN]), SCRIPT)
-    assert text_of(parts) == "Listing the files now."
+    assert text_of(parts) == "Listing the files now. "  # Copilot's space before the call
     assert len([p for p in parts if isinstance(p, TextPart)]) > 1  # streamed in chunks
     assert calls_of(parts) == [
         ToolCallPart(callId="call_script_0_1_0", name="exec_command", input={"cmd": "ls"}),
@@ -713,7 +721,9 @@ async def test_unmatched_script_falls_back_to_the_default() -> None:
 
 
 async def test_reasoning_model_thinks_before_a_script_reply() -> None:
-    parts = await collect(request(user("show files"), model="sim-reasoning"), SCRIPT)
+    parts = await collect(
+        request(user("show files"), model="sim-reasoning", modelOptions=THINK), SCRIPT
+    )
     assert isinstance(parts[0], ThinkingPart)
     assert "exec_command" in "".join(p.value for p in parts if isinstance(p, ThinkingPart))
 

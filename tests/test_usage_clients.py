@@ -74,7 +74,11 @@ def test_openai_sdk_chat_and_responses(ledger_server: BridgeServer) -> None:
     response = sdk.responses.create(model="sim-echo", input=HELLO)
     assert response.usage is not None
     sent.append(sent_counts("responses", response.usage.model_dump()))
-    events = list(sdk.responses.create(model="sim-reasoning", input=HELLO, stream=True))
+    events = list(
+        sdk.responses.create(
+            model="sim-reasoning", input=HELLO, stream=True, reasoning={"effort": "low"}
+        )
+    )
     final = events[-1].response  # type: ignore[union-attr]
     assert final.usage is not None
     sent.append(sent_counts("responses", final.usage.model_dump()))

@@ -6,7 +6,8 @@ answer could no longer say `stop_reason: "stop_sequence"` and which one (the bri
 the model's request as soon as it cuts, so little is generated past it).
 The editor's reasoning option is an effort, as in the Responses dialect (`reasoningEffort`).
 So `output_config.effort` passes through (Anthropic's `max` is the top effort, `xhigh`), a
-thinking budget becomes low/medium/high, and disabled thinking is effort `none`. Keys that
+thinking budget becomes low/medium/high, adaptive thinking `medium`, and disabled thinking is
+effort `none`. Keys that
 have no meaning in the editor (`top_k`, `metadata`, `service_tier`, `context_management`,
 `container`, `mcp_servers`) are accepted and logged at debug.
 """
@@ -45,6 +46,10 @@ def reasoning_effort(request: MessagesBody) -> str | None:
         return mapped
     if thinking is not None and thinking.type == "enabled" and thinking.budget_tokens:
         return budget_effort(thinking.budget_tokens)
+    if thinking is not None and thinking.type in ("enabled", "adaptive"):
+        # Thinking asked for, its amount left to the model: Copilot's own default effort, so
+        # that Claude thinks at all (Copilot switches its thinking on only with an effort).
+        return "medium"
     return None
 
 

@@ -123,14 +123,20 @@ class EditorAnswer:
         raise tool_call_missing()
 
     async def _named(self, chat: ChatRequest) -> AsyncGenerator[list[ResponsePart] | None, None]:
-        """The editor's batches (None: a keepalive tick), tool calls under the client's names."""
+        """The editor's batches (None: a keepalive tick), tool calls under the client's names,
+        without the lone space Copilot 0.67 puts between text and a tool call."""
         names = chat.clientToolNames
         batches = with_keepalive(self.backend.chat(chat), self.keepalive_seconds)
+        spaces = _CallSpaces()
         try:
             async for parts in batches:
-                if parts is not None and names:
-                    parts = [_client_named(part, names) for part in parts]
+                if parts is not None:
+                    if names:
+                        parts = [_client_named(part, names) for part in parts]
+                    parts = spaces.without(parts)
                 yield parts
+            if spaces.held is not None:
+                yield [spaces.held]
         finally:
             await batches.aclose()  # closes the editor's chat too
 
@@ -201,6 +207,28 @@ class EditorAnswer:
         if self.too_long or (self._limiter is not None and self._limiter.reached):
             return True
         return self.limit is not None and output_tokens >= self.limit
+
+
+class _CallSpaces:
+    """Copilot 0.67's chat and Messages stream processors report a `" "` text part when a tool
+    call starts after text (`textAccumulator.length && report({text: " "})`): no word of the
+    model's, so it is dropped. A `" "` part is held until the next part shows what follows."""
+
+    def __init__(self) -> None:
+        self.held: ResponsePart | None = None
+
+    def without(self, parts: list[ResponsePart]) -> list[ResponsePart]:
+        kept: list[ResponsePart] = []
+        for part in parts:
+            if self.held is not None:
+                if not isinstance(part, ToolCallPart):
+                    kept.append(self.held)
+                self.held = None
+            if isinstance(part, TextPart) and part.value == " ":
+                self.held = part
+                continue
+            kept.append(part)
+        return kept
 
 
 def _has_usage(parts: list[ResponsePart]) -> bool:

@@ -80,17 +80,19 @@ async function collect(stream) {
 }
 
 // The same question three ways: create(), create({stream: true}) with usage, the stream()
-// helper with usage and its finalChatCompletion().
+// helper with usage and its finalChatCompletion(). With a reasoning effort, which is what makes
+// Copilot's Claude (and so sim-reasoning) think.
 async function basicsScenario(client, model) {
   const messages = [
     { role: "system", content: "Answer briefly." },
     { role: "user", content: "Hello from Node!" },
   ];
-  const created = await client.chat.completions.create({ model, messages });
+  const effort = { reasoning_effort: "low" };
+  const created = await client.chat.completions.create({ model, messages, ...effort });
   const raw = await collect(
-    await client.chat.completions.create({ model, messages, stream: true, ...WITH_USAGE }),
+    await client.chat.completions.create({ model, messages, stream: true, ...effort, ...WITH_USAGE }),
   );
-  const helper = client.chat.completions.stream({ model, messages, ...WITH_USAGE });
+  const helper = client.chat.completions.stream({ model, messages, ...effort, ...WITH_USAGE });
   const helperChunks = await collect(helper);
   const helperFinal = await helper.finalChatCompletion();
   return { created, raw_chunks: raw, helper_chunks: helperChunks, helper_final: helperFinal };
