@@ -189,7 +189,9 @@ exports.activate = (context) => {
         const load = /\[(many|bench) \d+\]/.test(textOf(seen.messages[seen.messages.length - 1]));
         const limited = load ? progress : copilot.limitedProgress(progress, seen.outputLimit);
         await respond(model, seen.messages, { ...options, modelOptions: seen.modelOptions }, limited, token);
-        if (!load) copilot.finish(progress, model, seen, limited.state);
+        // Every complete answer ends with Copilot's usage part, a load generator's too (the
+        // bridge reads a Copilot-like answer without one as cut at the output limit).
+        copilot.finish(progress, model, seen, load ? { used: 0, cut: false } : limited.state);
       },
       provideTokenCount: async (_model, text) => Math.ceil((typeof text === 'string' ? text : JSON.stringify(text)).length / 4),
     }),
