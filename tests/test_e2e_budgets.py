@@ -179,14 +179,15 @@ def test_eighty_percent_of_a_budget_is_one_warning_in_the_log(
     tmp_path: Path, start: StartServer
 ) -> None:
     db = tmp_path / "usage.sqlite3"
-    seed(db, 850)
-    server = start("--usage-db", str(db), "--daily-token-budget", "1000")
+    # Each chat bills a few hundred tokens (Copilot's own system prompt is in every prompt).
+    seed(db, 8500)
+    server = start("--usage-db", str(db), "--daily-token-budget", "10000")
     assert server.stderr_text().count("% used") == 0
     for _ in range(3):
         assert chat(server, "sim-echo").status_code == 200
     assert usage(server)["budgets"][0]["state"] in ("warning", "exceeded")
     log = server.stderr_text()
-    assert log.count("The daily token budget is 85% used (850 of 1000") == 1, log
+    assert log.count("The daily token budget is 85% used (8500 of 10000") == 1, log
     assert log.count("% used") == 1, log
 
 
