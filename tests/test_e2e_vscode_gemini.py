@@ -18,8 +18,8 @@ from collections.abc import Iterator
 
 import pytest
 from copilot_cloud import (
-    CLAUDE,
     GEMINI,
+    RESPONSES_MODEL,
     call_rule,
     nonce,
     output_tokens,
@@ -146,18 +146,22 @@ def test_gemini_function_call_round_trip(client: genai.Client, capi: FakeCapi) -
 
 
 def test_gemini_thoughts_from_the_provider(client: genai.Client, capi: FakeCapi) -> None:
-    """A thinking level switches on Claude's thinking through Copilot; the thinking the cloud
-    streams comes back as the answer's thought parts, before its text."""
+    """A thinking level reaches GPT-5 mini (Copilot's Responses API) as its reasoning effort;
+    the reasoning summary the cloud streams comes back as the answer's thought parts, before
+    its text, and its reasoning tokens as `thoughtsTokenCount` (which Claude's usage through
+    Copilot lacks)."""
     prompt = f"Think {nonce()}"
     config = types.GenerateContentConfig(
         thinking_config=types.ThinkingConfig(
             include_thoughts=True, thinking_level=types.ThinkingLevel.HIGH
         )
     )
-    answer = checked(client.models.generate_content(model=CLAUDE, contents=prompt, config=config))
+    answer = checked(
+        client.models.generate_content(model=RESPONSES_MODEL, contents=prompt, config=config)
+    )
     parts = (answer.candidates or [])[0].content.parts or []  # type: ignore[union-attr]
     thoughts = [bool(p.thought) for p in parts if p.text]
     assert thoughts == sorted(thoughts, reverse=True), parts  # thoughts first
     assert "".join(p.text or "" for p in parts if p.thought) == thinking_of(prompt), parts
     assert "".join(p.text or "" for p in parts if not p.thought) == f"You said: {prompt}"
-    assert "thinking" in upstream(capi, prompt).body
+    assert upstream(capi, prompt).body["reasoning"]["effort"] == "high"
