@@ -263,7 +263,7 @@ def test_gemini_cli_calls_the_extensions_tool(
     report = f"{run.report}\n{vscode.diagnostics()}"
     assert run.returncode == 0 and not run.timed_out, report
     # Print mode prints the model's text of both turns.
-    assert run.stdout.strip() == f"Calling {GEMINI_TOOL}.\n{ANSWER}", report
+    assert lines(run.stdout) == [f"Calling {GEMINI_TOOL}.", ANSWER], report
     assert [r["input"] for r in tool_runs(vscode)[before:]] == [{"key": "alpha"}], report
     sent = turns(capi, marker)
     # Offered at once, in the first request.
@@ -348,9 +348,14 @@ def test_gemini_cli_reads_typescripts_diagnostics(
         )
     report = f"{run.report}\n{vscode.diagnostics()}"
     assert run.returncode == 0 and not run.timed_out, report
-    assert run.stdout.strip() == f"Calling {tool}.\n{ANSWER}", report
+    assert lines(run.stdout) == [f"Calling {tool}.", ANSWER], report
     result = tool_results(turns(capi, marker)[-1])[-1]
     assert f"{TYPE_ERROR} [ts 2322]" in result, result
+
+
+def lines(text: str) -> list[str]:
+    """The non-blank lines of an agent's output, each stripped."""
+    return [line.strip() for line in text.splitlines() if line.strip()]
 
 
 def workdir(tmp_path: Path) -> Path:
