@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from chat_http import WEATHER_TOOL
 from conftest import BridgeServer, running_bridge_server
 from copilot_host import copilot_fixtures
 from dialect_calls import Outcome, call
@@ -36,18 +37,6 @@ PAIRS = {  # simulated -> real
     "sim-gpt5": "gpt-5-mini",
     "sim-reasoning": "claude-sonnet-4.5",
     "sim-gemini": "gemini-2.5-pro",
-}
-WEATHER = {
-    "type": "function",
-    "function": {
-        "name": "get_weather",
-        "description": "The weather in a city.",
-        "parameters": {
-            "type": "object",
-            "properties": {"city": {"type": "string"}},
-            "required": ["city"],
-        },
-    },
 }
 CALL = {
     "id": "call_1",
@@ -96,11 +85,11 @@ CASES: dict[str, dict[str, Any]] = {
             {"role": "tool", "tool_call_id": "call_1", "content": "Sunny, 21 C"},
             {"role": "user", "content": "thanks"},
         ],
-        "tools": [WEATHER],
+        "tools": [WEATHER_TOOL],
     },
     "tools offered": {
         "messages": [{"role": "user", "content": "weather in Paris?"}],
-        "tools": [WEATHER],
+        "tools": [WEATHER_TOOL],
     },
     "effort": {"messages": [{"role": "user", "content": "think"}], "reasoning_effort": "high"},
 }

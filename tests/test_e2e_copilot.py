@@ -11,10 +11,10 @@ when code-server is missing (skipped elsewhere, as every VS Code test is).
 from __future__ import annotations
 
 import json
-import uuid
 from typing import Any
 
 import pytest
+from copilot_cloud import nonce, upstream
 from copilot_host import copilot_fixtures
 from dialect_calls import DIALECTS, Dialect, Outcome, body_for, call
 from fake_capi import FakeCapi, Recorded
@@ -37,17 +37,6 @@ COPILOT_SYSTEM_PROMPT = "Keep your answers short and impersonal."
 
 def root(host: VSCodeHost) -> str:
     return host.base_url.removesuffix("/v1")
-
-
-def nonce() -> str:
-    return uuid.uuid4().hex[:10]
-
-
-def upstream(capi: FakeCapi, marker: str) -> Recorded:
-    """The one request the fake cloud got whose body carries `marker`."""
-    found = [r for r in capi.requests if r.body is not None and marker in json.dumps(r.body)]
-    assert len(found) == 1, [r.path for r in capi.requests]
-    return found[0]
 
 
 def system_text(request: Recorded) -> str:

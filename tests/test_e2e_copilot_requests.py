@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import json
 import urllib.request
-import uuid
 from typing import Any
 
 import pytest
+from copilot_cloud import nonce, upstream
 from copilot_host import bridge_model_ids, copilot_fixtures
 from dialect_calls import DIALECTS, Dialect, Outcome, body_for, call
-from fake_capi import FakeCapi, Recorded
+from fake_capi import FakeCapi
 from plain_http import post
 from responses_bodies import PNG
 from vscode_host import VSCodeHost
@@ -31,16 +31,6 @@ GPT = "gpt-4.1"  # /chat/completions, no tool search
 
 def root(host: VSCodeHost) -> str:
     return host.base_url.removesuffix("/v1")
-
-
-def nonce() -> str:
-    return uuid.uuid4().hex[:10]
-
-
-def upstream(capi: FakeCapi, marker: str) -> Recorded:
-    found = [r for r in capi.requests if r.body is not None and marker in json.dumps(r.body)]
-    assert len(found) == 1, [r.path for r in capi.requests]
-    return found[0]
 
 
 def ask(host: VSCodeHost, dialect: Dialect, model: str, text: str, **options: Any) -> Outcome:
