@@ -55,6 +55,11 @@ class ForwardProxy:
             ready.set()
             loop.run_forever()
             server.close()
+            # Connections still piped (keep-alive tunnels) end with the proxy, not after it.
+            pending = asyncio.all_tasks(loop)
+            for task in pending:
+                task.cancel()
+            loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
             loop.run_until_complete(server.wait_closed())
             loop.close()
 
