@@ -272,3 +272,54 @@ def test_tokens_are_counted_with_copilots_tokenizer(vscode: VSCodeHost) -> None:
     reply = post(f"{vscode.base_url}/messages/count_tokens", body)
     assert reply.status_code == 200, reply.text
     assert reply.json() == {"input_tokens": 8}
+
+
+def test_150_deferred_tools_reach_the_cloud_as_the_search_loads_them(
+    vscode: VSCodeHost, capi: FakeCapi
+) -> None:
+    """150 tools, deferred behind the client's own tool search (Claude Code's ToolSearch and
+    `tool_reference` results), to a model whose endpoint has no tool search (Copilot refuses
+    more than 128 tools for it): the cloud gets the search alone, then the search and the tools
+    it loaded, never the 150."""
+    schema = {"type": "object", "properties": {"text": {"type": "string"}}}
+    search = {"name": "ToolSearch", "description": "Find tools.", "input_schema": schema}
+    deferred = [
+        {
+            "name": f"probe_{i}",
+            "description": "A probe.",
+            "input_schema": schema,
+            "defer_loading": True,
+        }
+        for i in range(150)
+    ]
+    marker = nonce()
+    first = {
+        "model": GPT,
+        "max_tokens": 500,
+        "tools": [search, *deferred],
+        "messages": [{"role": "user", "content": f"Find a probe {marker}"}],
+    }
+    outcome = call(root(vscode), "messages", first, stream=False)
+    assert outcome.status == 200, outcome
+    assert [t["function"]["name"] for t in upstream(capi, marker).body["tools"]] == ["ToolSearch"]
+    marker = nonce()
+    refs = [{"type": "tool_reference", "tool_name": name} for name in ("probe_7", "probe_149")]
+    use = {"type": "tool_use", "id": "toolu_1", "name": "ToolSearch", "input": {"query": "p"}}
+    second = {
+        **first,
+        "messages": [
+            {"role": "user", "content": "Find a probe"},
+            {"role": "assistant", "content": [use]},
+            {
+                "role": "user",
+                "content": [
+                    {"type": "tool_result", "tool_use_id": "toolu_1", "content": refs},
+                    {"type": "text", "text": f"Loaded {marker}"},
+                ],
+            },
+        ],
+    }
+    outcome = call(root(vscode), "messages", second, stream=True)
+    assert outcome.status == 200, outcome
+    names = [t["function"]["name"] for t in upstream(capi, marker).body["tools"]]
+    assert names == ["ToolSearch", "probe_7", "probe_149"], names
