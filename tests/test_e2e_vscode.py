@@ -340,19 +340,13 @@ def test_the_command_copies_the_url(vscode: VSCodeHost) -> None:
     assert vscode.run_command("maestroBridge.copyEndpointUrl") == vscode.base_url
 
 
-@pytest.mark.xfail(
-    run=False,
-    reason="With more than one chat model (the scripted-model extension has two, Copilot its "
-    "own) these commands show a quick pick of the models, which drive.js cannot answer yet "
-    "(it clicks notification buttons only); it timed out before the hosts ran Copilot too.",
-)
 def test_commands_copy_a_codex_config_and_authorize_the_model(vscode: VSCodeHost) -> None:
-    """Once drive.js can pick from a quick pick: the test extension's Scripted Model picked
-    both times (no consent dialog for a provider of this kind; Copilot's models would ask)."""
-    config = vscode.run_command("maestroBridge.copyCodexConfig")
+    """With several chat models the commands ask which one, in a quick pick: the test
+    extension's Scripted Model, picked as a person would (drive.js) both times."""
+    config = vscode.run_command_picking("maestroBridge.copyCodexConfig", f"· {SCRIPTED}")
     assert f'base_url = "{vscode.base_url}"' in config
     assert f'model = "{SCRIPTED}"' in config
-    vscode.run_command("maestroBridge.authorizeModelAccess")
+    vscode.run_command_picking("maestroBridge.authorizeModelAccess", f"· {SCRIPTED}")
     first = last_request(vscode)["messages"]
     assert first == [
         {"role": "user", "content": [{"type": "text", "value": "Reply with the single word OK."}]}

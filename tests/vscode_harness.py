@@ -230,6 +230,7 @@ def open_window(host: VSCodeHost, name: str) -> Window:
     log = host.logs[f"browser {name}"] = host.root / f"browser-{name}.log"
     status_path, click_path = host.root / f"status-bar-{name}.txt", host.root / f"click-{name}.txt"
     dialog_path = host.root / f"dialog-{name}.txt"
+    pick_path = host.root / f"pick-{name}.txt"
     with log.open("wb") as out:
         driver = subprocess.Popen(
             [
@@ -247,11 +248,14 @@ def open_window(host: VSCodeHost, name: str) -> Window:
                 "STATUS_FILE": str(status_path),
                 "CLICK_FILE": str(click_path),
                 "DIALOG_FILE": str(dialog_path),
+                "PICK_FILE": str(pick_path),
                 "FRAMES_FILE": str(host.root / f"frames-{name}.json"),
                 **({"SEED_STORAGE": json.dumps(host.seed_storage)} if host.seed_storage else {}),
             },
         )
-    window = host.windows[name] = Window(name, driver, status_path, click_path, dialog_path)
+    window = host.windows[name] = Window(
+        name, driver, status_path, click_path, dialog_path, pick_path
+    )
     return window
 
 

@@ -45,6 +45,7 @@ class Window:
     status_path: Path
     click_path: Path
     dialog_path: Path
+    pick_path: Path
 
 
 @dataclass
@@ -129,6 +130,25 @@ class VSCodeHost:
         dialog_path.write_text(button, encoding="utf-8")
         self.wait_for(lambda: not dialog_path.exists(), timeout, f"a dialog's {button!r} button")
         return said.read_text(encoding="utf-8")
+
+    def pick(self, text: str, timeout: float = 60, window: str = FIRST_WINDOW) -> str:
+        """Picks the first item of the open quick pick whose text contains `text`, as a person
+        would (drive.js does it, once the quick pick shows); the item's text."""
+        pick_path = self.windows[window].pick_path
+        said = pick_path.with_name(pick_path.name + ".message")
+        said.unlink(missing_ok=True)
+        pick_path.write_text(text, encoding="utf-8")
+        self.wait_for(lambda: not pick_path.exists(), timeout, f"a quick pick item with {text!r}")
+        return said.read_text(encoding="utf-8")
+
+    def run_command_picking(
+        self, command: str, text: str, timeout: float = 60, window: str = FIRST_WINDOW
+    ) -> str:
+        """Runs a command that asks for a pick, picks the item with `text`; the clipboard."""
+        request = {"command": command}
+        request_id = self.send_control(request, window)
+        self.pick(text, timeout, window)
+        return str(self.control_answer(request_id, request, timeout)["clipboard"])
 
     def open_file(self, path: str, timeout: float = 60, window: str = FIRST_WINDOW) -> None:
         """Opens a file of the window's folder (a relative path) in an editor tab."""

@@ -102,6 +102,29 @@ async function main() {
         .finally(() => { busy = false; });
     }, 300);
   }
+  // A person's pick in a quick pick (a command's list of choices): when $PICK_FILE holds a
+  // text, click the first item of the open quick pick whose text contains it, write the item's
+  // text to $PICK_FILE.message, then remove $PICK_FILE to say so.
+  if (process.env.PICK_FILE) {
+    const fs = require('fs');
+    const file = process.env.PICK_FILE;
+    let busy = false;
+    setInterval(() => {
+      if (busy || !fs.existsSync(file)) return;
+      busy = true;
+      const wanted = fs.readFileSync(file, 'utf8').trim();
+      const item = page.locator('.quick-input-widget .quick-input-list .monaco-list-row')
+        .filter({ hasText: wanted }).first();
+      item.innerText({ timeout: 1000 })
+        .then((text) => item.click({ timeout: 1000 }).then(() => {
+          fs.writeFileSync(`${file}.message`, text);
+          fs.rmSync(file);
+          console.log(`[drive] picked ${text.replace(/\s+/g, ' ')}`);
+        }))
+        .catch(() => undefined)
+        .finally(() => { busy = false; });
+    }, 300);
+  }
   // The frames of the workbench (webviews and the pages they frame), written to $FRAMES_FILE
   // as [{url, usage}]: for a frame of the bridge's usage page, what its Today card shows.
   if (process.env.FRAMES_FILE) {
