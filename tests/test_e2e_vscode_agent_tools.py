@@ -16,7 +16,9 @@ result's text, each answering once): a call of the tool, then, once the tool's r
 the cloud, a text answer. Claude Code and Codex defer MCP tools behind their own tool search
 (ToolSearch, tool_search) by default: the model calls the search first, then the tool it
 loaded. Gemini CLI offers its MCP tools at once. What each agent sent is checked where it
-arrived, at the fake cloud.
+arrived, at the fake cloud. Codex's two tests still answer with the scripted test model:
+Copilot sends a call of `tool_search` to its cloud as a `tool_search_call` item (with the
+loaded tools parsed into a `tool_search_output`), which the fake cloud does not model yet.
 
 Fails under $CI and is skipped elsewhere when code-server or an agent is missing.
 """
@@ -35,6 +37,7 @@ import httpx2
 import pytest
 from agent_tool_runs import run_claude_code, run_codex, run_gemini_cli
 from copilot_cloud import (
+    CLAUDE,
     GEMINI,
     call_rule,
     nonce,
@@ -117,10 +120,10 @@ def root_url(host: VSCodeHost) -> str:
     return host.base_url.removesuffix("/v1")
 
 
-def claude_loaded(name: str) -> str:
-    """The text the model gets for Claude Code's ToolSearch result loading `name` (the
-    bridge's note for a `tool_reference` block, bridge/anthropic/blocks.py)."""
-    return re.escape(f"[tool {name} loaded")
+# The text the model gets last once Claude Code's ToolSearch loaded a tool: the "Tool loaded."
+# Claude Code puts after such a result (the bridge's note for the result's `tool_reference`
+# block, bridge/anthropic/blocks.py, comes before it; the fake skips Claude Code's reminders).
+CLAUDE_LOADED = r"^Tool loaded\.?$"
 
 
 def codex_loaded(name: str) -> str:
@@ -199,26 +202,37 @@ def test_the_mcp_server_wants_the_key(vscode: VSCodeHost) -> None:
     assert refused.status_code == 401, refused.text
 
 
-def test_claude_code_calls_the_extensions_tool(vscode: VSCodeHost, tmp_path: Path) -> None:
-    """On the scripted model: on Copilot's Claude, the fake cloud's rules keyed on
-    the prompt did not answer Claude Code's first turn, and the simulated model's default
-    (call the first tool offered: `Agent`) sent it into a loop of sub-agents (not yet found
-    why; see the conversion's report)."""
-    before, requests = len(tool_runs(vscode)), len(vscode.records("request"))
+def test_claude_code_calls_the_extensions_tool(
+    vscode: VSCodeHost, capi: FakeCapi, tmp_path: Path
+) -> None:
+    """On Copilot's Claude: Claude Code defers its MCP tools behind its ToolSearch, so the
+    model searches first, then calls the tool the search loaded."""
+    before, marker = len(tool_runs(vscode)), nonce()
     search = {"query": f"select:{CLAUDE_TOOL}", "max_results": 5}
-    prompt = f"Look alpha up: {call('ToolSearch', search)} {then(CLAUDE_TOOL, {'key': 'alpha'})}"
-    run = run_claude_code(
-        root_url(vscode), KEY, SCRIPTED, prompt, tmp_path / "home", workdir(tmp_path)
-    )
+    rules = [
+        call_rule(f"Look alpha up {marker}", "ToolSearch", search),
+        call_rule(CLAUDE_LOADED, CLAUDE_TOOL, {"key": "alpha"}),
+        text_rule(re.escape(MARKER), ANSWER),
+    ]
+    with scripted(capi, rules):
+        run = run_claude_code(
+            root_url(vscode),
+            KEY,
+            CLAUDE,
+            f"Look alpha up {marker}.",
+            tmp_path / "home",
+            workdir(tmp_path),
+        )
     report = f"{run.report}\n{vscode.diagnostics()}"
     assert run.returncode == 0 and not run.timed_out, report
-    assert run.stdout.strip() == f"{CLAUDE_TOOL} returned: {MARKER}", report
+    assert run.stdout.strip() == ANSWER, report
     # The extension's tool ran once, with the model's input, in this run.
     assert [r["input"] for r in tool_runs(vscode)[before:]] == [{"key": "alpha"}], report
     # Claude Code deferred its MCP tools until its ToolSearch loaded the one called.
-    tools = offered_tools(vscode, requests)
-    assert "ToolSearch" in tools[0] and CLAUDE_TOOL not in tools[0], tools[0]
-    assert CLAUDE_TOOL in tools[-1], tools[-1]
+    sent = turns(capi, marker)
+    assert "ToolSearch" in tool_names(sent[0]) and CLAUDE_TOOL not in tool_names(sent[0])
+    assert CLAUDE_TOOL in tool_names(sent[-1]), tool_names(sent[-1])
+    assert MARKER in tool_results(sent[-1])[-1], tool_results(sent[-1])
 
 
 def test_codex_calls_the_extensions_tool(vscode: VSCodeHost, tmp_path: Path) -> None:
@@ -287,27 +301,35 @@ def typescript_problem(vscode: VSCodeHost) -> str:
 
 
 def test_claude_code_reads_typescripts_diagnostics(
-    vscode: VSCodeHost, typescript_problem: str, tmp_path: Path
+    vscode: VSCodeHost, capi: FakeCapi, typescript_problem: str, tmp_path: Path
 ) -> None:
     """The type error, as VS Code's built-in TypeScript language features report it, reaches
-    Claude Code through the `editor_diagnostics` tool, with the path relative to the workspace
-    and a 1-based line and column. On the scripted model: on Copilot's Claude, the fake
-    cloud's rules keyed on the prompt did not answer Claude Code's first turn, and the
-    simulated model's default (call the first tool offered: `Agent`) sent it into a loop of
-    sub-agents (not yet found why; see the conversion's report)."""
+    Claude Code on Copilot's Claude through the `editor_diagnostics` tool, with the path
+    relative to the workspace and a 1-based line and column."""
     tool = "mcp__maestro__editor_diagnostics"
-    search = {"query": f"select:{tool}", "max_results": 5}
-    ask = then(tool, {"path": typescript_problem})
-    prompt = f"Any problems? {call('ToolSearch', search)} {ask}"
-    run = run_claude_code(
-        root_url(vscode), KEY, SCRIPTED, prompt, tmp_path / "home", workdir(tmp_path)
-    )
+    marker = nonce()
+    rules = [
+        call_rule(
+            f"Any problems {marker}", "ToolSearch", {"query": f"select:{tool}", "max_results": 5}
+        ),
+        call_rule(CLAUDE_LOADED, tool, {"path": typescript_problem}),
+        text_rule(re.escape("[ts 2322]"), ANSWER),
+    ]
+    with scripted(capi, rules):
+        run = run_claude_code(
+            root_url(vscode),
+            KEY,
+            CLAUDE,
+            f"Any problems {marker}?",
+            tmp_path / "home",
+            workdir(tmp_path),
+        )
     report = f"{run.report}\n{vscode.diagnostics()}"
     assert run.returncode == 0 and not run.timed_out, report
-    answer = run.stdout.strip()
-    assert answer.startswith(f"{tool} returned: "), report
-    assert TYPE_ERROR in answer, report
-    assert "[ts 2322]" in answer, report  # the language server and its code
+    assert run.stdout.strip() == ANSWER, report
+    returned = tool_results(turns(capi, marker)[-1])[-1]
+    assert TYPE_ERROR in returned, returned
+    assert "[ts 2322]" in returned, returned  # the language server and its code
 
 
 def test_codex_reads_typescripts_diagnostics(

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
-from bridge.core.parts import TextPart, ThinkingPart, ToolCallPart
+from bridge.core.parts import ChatMessage, MessagePart, TextPart, ThinkingPart, ToolCallPart
 from bridge.core.turn_notes import without_turn_note
 from fake_capi.markers import Markers
 from fake_capi.upstream import Upstream
@@ -72,7 +72,11 @@ class Turn:
 
 def answer(upstream: Upstream, markers: Markers, script: Script | None = None) -> Turn:
     request = upstream.request
-    matched = script.match(without_turn_note(request.messages)) if script is not None else None
+    matched = (
+        script.match(_without_reminders(without_turn_note(request.messages)))
+        if script is not None
+        else None
+    )
     reply: Reply = list(default_reply(request)) if matched is None else matched.reply
     if upstream.thinking:
         reply = thinking(without_turn_note(request.messages), reply) + reply
@@ -87,6 +91,23 @@ def answer(upstream: Upstream, markers: Markers, script: Script | None = None) -
     if turn.finish == "stop" and turn.calls:
         turn.finish = "tool_calls"
     return turn
+
+
+def _is_reminder(part: MessagePart) -> bool:
+    text = part.value.strip() if isinstance(part, TextPart) else ""
+    return text.startswith("<system-reminder>") and text.endswith("</system-reminder>")
+
+
+def _without_reminders(messages: list[ChatMessage]) -> list[ChatMessage]:
+    """The conversation without the `<system-reminder>` text blocks Claude Code puts after a
+    turn's last input (a token count, MCP instructions): a test's script rule is keyed on
+    that input, as a person reads the turn."""
+    if not messages or messages[-1].role != "user":
+        return messages
+    content = list(messages[-1].content)
+    while len(content) > 1 and _is_reminder(content[-1]):
+        content.pop()
+    return [*messages[:-1], ChatMessage(role="user", content=content)]
 
 
 def _cut(reply: Reply, limit: int | None, upstream: Upstream) -> Turn:
