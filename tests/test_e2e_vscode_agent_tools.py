@@ -16,9 +16,8 @@ result's text, each answering once): a call of the tool, then, once the tool's r
 the cloud, a text answer. Claude Code and Codex defer MCP tools behind their own tool search
 (ToolSearch, tool_search) by default: the model calls the search first, then the tool it
 loaded. Gemini CLI offers its MCP tools at once. What each agent sent is checked where it
-arrived, at the fake cloud. Codex's two tests still answer with the scripted test model:
-Copilot sends a call of `tool_search` to its cloud as a `tool_search_call` item (with the
-loaded tools parsed into a `tool_search_output`), which the fake cloud does not model yet.
+arrived, at the fake cloud. Codex's two tests still answer with the scripted test model (their
+docstrings say why).
 
 Fails under $CI and is skipped elsewhere when code-server or an agent is missing.
 """
@@ -236,9 +235,11 @@ def test_claude_code_calls_the_extensions_tool(
 
 
 def test_codex_calls_the_extensions_tool(vscode: VSCodeHost, tmp_path: Path) -> None:
-    """On the scripted model: Copilot 0.67 sends a call of Codex's
-    `tool_search` up to the Responses API as a `tool_search_call` input item, which the fake
-    cloud refuses (400 "unknown input item 'tool_search_call'")."""
+    """On the scripted model: Copilot 0.67 sends a call of Codex's `tool_search` to its cloud
+    as a `tool_search_call` item and its result as a `tool_search_output` whose tools it parses
+    from the result's text as a JSON array of tool names; the bridge's text for Codex's search
+    result is not one, so that output reaches the cloud with no tools (seen through the fake
+    cloud; to be fixed in the bridge before this test moves to Copilot)."""
     before, requests = len(tool_runs(vscode)), len(vscode.records("request"))
     search = {"query": TOOL}
     prompt = f"Look alpha up: {call('tool_search', search)} {then(CODEX_TOOL, {'key': 'alpha'})}"
@@ -335,9 +336,11 @@ def test_claude_code_reads_typescripts_diagnostics(
 def test_codex_reads_typescripts_diagnostics(
     vscode: VSCodeHost, typescript_problem: str, tmp_path: Path
 ) -> None:
-    """On the scripted model: Copilot 0.67 sends a call of Codex's
-    `tool_search` up to the Responses API as a `tool_search_call` input item, which the fake
-    cloud refuses (400 "unknown input item 'tool_search_call'")."""
+    """On the scripted model: Copilot 0.67 sends a call of Codex's `tool_search` to its cloud
+    as a `tool_search_call` item and its result as a `tool_search_output` whose tools it parses
+    from the result's text as a JSON array of tool names; the bridge's text for Codex's search
+    result is not one, so that output reaches the cloud with no tools (seen through the fake
+    cloud; to be fixed in the bridge before this test moves to Copilot)."""
     tool = "mcp__maestro__editor_diagnostics"
     ask = then(tool, {"path": typescript_problem})
     prompt = f"Any problems? {call('tool_search', {'query': 'editor_diagnostics'})} {ask}"

@@ -382,3 +382,37 @@ def test_threaded_server_records_and_clears() -> None:
         assert recorded.header("copilot-integration-id") == "vscode-chat"
         capi.clear()
         assert capi.requests == []
+
+
+async def test_responses_takes_copilots_tool_search_items(aiohttp_client: AiohttpClient) -> None:
+    """Copilot sends a call of a client's `tool_search` as `tool_search_call` and its result as
+    `tool_search_output` with the tools it loaded; the model reads the loaded tools' names."""
+    _, client = await _client(aiohttp_client)
+    call = {
+        "type": "tool_search_call",
+        "execution": "client",
+        "call_id": "c1",
+        "status": "completed",
+        "arguments": {"query": "probe"},
+    }
+    output = {
+        "type": "tool_search_output",
+        "execution": "client",
+        "call_id": "c1",
+        "status": "completed",
+        "tools": [{"type": "function", "name": "probe_7"}],
+    }
+    body = {
+        "model": "gpt-5-mini",
+        "stream": False,
+        "input": [{"role": "user", "content": "find"}, call, output],
+    }
+    reply = await client.post("/responses", json=body)
+    assert reply.status == 200, await reply.text()
+    answer = await reply.json()
+    texts = [
+        c["text"] for item in answer["output"] if item["type"] == "message" for c in item["content"]
+    ]
+    # The simulated model reports on the tool result it was given: its text's length.
+    loaded = "Tools loaded (they can be called now): probe_7"
+    assert texts == [f"The tool tool_search returned {len(loaded)} characters."], answer

@@ -47,6 +47,17 @@ def from_responses(body: dict[str, Any]) -> Upstream:
                 )
             )
             continue
+        if kind == "tool_search_call":
+            # Copilot sends a call of a client's tool search (Codex's `tool_search`) as the
+            # Responses API's client-run tool search item.
+            pending.append(
+                ToolCallPart(
+                    callId=str(item.get("call_id", "")),
+                    name=TOOL_SEARCH,
+                    input=arguments(item.get("arguments")),
+                )
+            )
+            continue
         if kind == "message" and item.get("role") == "assistant":
             text = _text(item.get("content"))
             if text:
@@ -58,6 +69,9 @@ def from_responses(body: dict[str, Any]) -> Upstream:
         pending = []
         if kind == "function_call_output":
             talk.user(result_part(str(item.get("call_id", "")), _output(item.get("output"))))
+        elif kind == "tool_search_output":
+            # ...and its result as the tools it loaded (Copilot parsed them from the text).
+            talk.user(result_part(str(item.get("call_id", "")), _loaded(item.get("tools"))))
         elif kind == "message" and item.get("role") in ("system", "developer"):
             system.append(_text(item.get("content")))
         elif kind == "message" and item.get("role") == "user":
@@ -83,6 +97,15 @@ def from_responses(body: dict[str, Any]) -> Upstream:
     effort = reasoning.get("effort") if isinstance(reasoning, dict) else None
     thinking = isinstance(effort, str) and effort != "none"
     return Upstream(request, int_or_none(body.get("max_output_tokens")), thinking, system)
+
+
+TOOL_SEARCH = "tool_search"
+
+
+def _loaded(tools: Any) -> str:
+    """A tool search's output as the model reads it: the names of the tools it loaded."""
+    names = [str(t.get("name")) for t in tools or [] if isinstance(t, dict) and t.get("name")]
+    return "Tools loaded (they can be called now): " + ", ".join(names)
 
 
 def _output(output: Any) -> Any:
