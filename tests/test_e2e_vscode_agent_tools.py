@@ -16,8 +16,7 @@ result's text, each answering once): a call of the tool, then, once the tool's r
 the cloud, a text answer. Claude Code and Codex defer MCP tools behind their own tool search
 (ToolSearch, tool_search) by default: the model calls the search first, then the tool it
 loaded. Gemini CLI offers its MCP tools at once. What each agent sent is checked where it
-arrived, at the fake cloud. Codex's two tests still answer with the scripted test model (their
-docstrings say why).
+arrived, at the fake cloud.
 
 Fails under $CI and is skipped elsewhere when code-server or an agent is missing.
 """
@@ -25,7 +24,6 @@ Fails under $CI and is skipped elsewhere when code-server or an agent is missing
 from __future__ import annotations
 
 import asyncio
-import json
 import re
 import time
 from collections.abc import Iterator
@@ -38,6 +36,7 @@ from agent_tool_runs import run_claude_code, run_codex, run_gemini_cli
 from copilot_cloud import (
     CLAUDE,
     GEMINI,
+    RESPONSES_MODEL,
     call_rule,
     nonce,
     scripted,
@@ -63,7 +62,7 @@ CODEX_MODEL = "gpt-5.5"
 KEY = "agent-tools-key-1"
 SETTINGS = {
     "maestroBridge.tools.enable": True,
-    "maestroBridge.modelAliases": {CODEX_MODEL: "scripted-model"},
+    "maestroBridge.modelAliases": {CODEX_MODEL: RESPONSES_MODEL},
 }
 
 
@@ -125,28 +124,12 @@ def root_url(host: VSCodeHost) -> str:
 CLAUDE_LOADED = r"^Tool loaded\.?$"
 
 
-def codex_loaded(name: str) -> str:
-    """The text the model gets for Codex's tool_search output loading `name`
-    (bridge/responses/tool_search.py)."""
-    return re.escape("Tools loaded (they can be called now): ") + ".*" + re.escape(name)
-
-
-SCRIPTED = "scripted-model"
-
-
-def call(name: str, arguments: dict[str, Any]) -> str:
-    """`[call NAME {json}]`: the scripted provider calls NAME with these arguments."""
-    return f"[call {name} {json.dumps(arguments)}]"
-
-
-def then(name: str, arguments: dict[str, Any]) -> str:
-    """`[then NAME {json}]`: the scripted provider's second call, once the first returned."""
-    return f"[then {name} {json.dumps(arguments)}]"
-
-
-def offered_tools(host: VSCodeHost, since: int) -> list[list[str]]:
-    """The tools each scripted-model request since the `since`-th offered, by name."""
-    return [[t["name"] for t in r["tools"]] for r in host.records("request")[since:]]
+# What the model gets once Codex's tool search ran, through Copilot: its `tool_search_output`
+# (the fake cloud reads it as "Tools loaded ...: <the names Copilot parsed>"). Copilot parses
+# the tools from the result's text as a JSON array of names, which the bridge's text for the
+# search result is not, so the list is empty; on a model whose endpoint does not defer tools
+# (GPT-5 mini) the loaded tool is still offered in the request's tools, and called.
+CODEX_LOADED = r"^Tools loaded"
 
 
 def tool_runs(host: VSCodeHost) -> list[dict[str, Any]]:
@@ -234,28 +217,38 @@ def test_claude_code_calls_the_extensions_tool(
     assert MARKER in tool_results(sent[-1])[-1], tool_results(sent[-1])
 
 
-def test_codex_calls_the_extensions_tool(vscode: VSCodeHost, tmp_path: Path) -> None:
-    """On the scripted model: Copilot 0.67 sends a call of Codex's `tool_search` to its cloud
-    as a `tool_search_call` item and its result as a `tool_search_output` whose tools it parses
-    from the result's text as a JSON array of tool names; the bridge's text for Codex's search
-    result is not one, so that output reaches the cloud with no tools (seen through the fake
-    cloud; to be fixed in the bridge before this test moves to Copilot)."""
-    before, requests = len(tool_runs(vscode)), len(vscode.records("request"))
-    search = {"query": TOOL}
-    prompt = f"Look alpha up: {call('tool_search', search)} {then(CODEX_TOOL, {'key': 'alpha'})}"
-    run = run_codex(vscode.base_url, KEY, CODEX_MODEL, prompt, tmp_path / "home", workdir(tmp_path))
+def test_codex_calls_the_extensions_tool(
+    vscode: VSCodeHost, capi: FakeCapi, tmp_path: Path
+) -> None:
+    """On Copilot's GPT-5 (Responses API): Codex defers its MCP tools behind its `tool_search`,
+    which Copilot sends its cloud as `tool_search_call` and `tool_search_output` items; the
+    model searches, then calls the tool the search loaded (offered in this request's tools)."""
+    before, marker = len(tool_runs(vscode)), nonce()
+    rules = [
+        call_rule(f"Look alpha up {marker}", "tool_search", {"query": TOOL}),
+        call_rule(CODEX_LOADED, CODEX_TOOL, {"key": "alpha"}),
+        text_rule(re.escape(MARKER), ANSWER),
+    ]
+    with scripted(capi, rules):
+        run = run_codex(
+            vscode.base_url,
+            KEY,
+            CODEX_MODEL,
+            f"Look alpha up {marker}.",
+            tmp_path / "home",
+            workdir(tmp_path),
+        )
     report = f"{run.report}\n{vscode.diagnostics()}"
     assert run.returncode == 0 and not run.timed_out, report
-    # `codex exec` prints the final answer alone on stdout; Codex hands an MCP tool's text to
-    # the model as "Wall time: 0.0684 seconds\nOutput:<text>".
-    answer = run.stdout.strip()
-    assert re.fullmatch(
-        rf"{CODEX_TOOL} returned: Wall time: [0-9.]+ seconds\nOutput:{MARKER}", answer
-    ), report
+    assert run.stdout.strip() == ANSWER, report
     assert [r["input"] for r in tool_runs(vscode)[before:]] == [{"key": "alpha"}], report
-    tools = offered_tools(vscode, requests)
-    assert "tool_search" in tools[0] and CODEX_TOOL not in tools[0], tools[0]
-    assert CODEX_TOOL in tools[-1], tools[-1]
+    sent = turns(capi, marker)
+    assert all(r.path == "/responses" for r in sent), [r.path for r in sent]
+    assert CODEX_TOOL not in tool_names(sent[0]) and CODEX_TOOL in tool_names(sent[-1])
+    kinds = [i.get("type") for i in sent[-1].body["input"]]
+    assert "tool_search_call" in kinds and "tool_search_output" in kinds, kinds
+    # Codex hands an MCP tool's text to the model as "Wall time: ...\nOutput:<text>".
+    assert MARKER in tool_results(sent[-1])[-1], tool_results(sent[-1])
 
 
 def test_gemini_cli_calls_the_extensions_tool(
@@ -334,24 +327,32 @@ def test_claude_code_reads_typescripts_diagnostics(
 
 
 def test_codex_reads_typescripts_diagnostics(
-    vscode: VSCodeHost, typescript_problem: str, tmp_path: Path
+    vscode: VSCodeHost, capi: FakeCapi, typescript_problem: str, tmp_path: Path
 ) -> None:
-    """On the scripted model: Copilot 0.67 sends a call of Codex's `tool_search` to its cloud
-    as a `tool_search_call` item and its result as a `tool_search_output` whose tools it parses
-    from the result's text as a JSON array of tool names; the bridge's text for Codex's search
-    result is not one, so that output reaches the cloud with no tools (seen through the fake
-    cloud; to be fixed in the bridge before this test moves to Copilot)."""
-    tool = "mcp__maestro__editor_diagnostics"
-    ask = then(tool, {"path": typescript_problem})
-    prompt = f"Any problems? {call('tool_search', {'query': 'editor_diagnostics'})} {ask}"
-    # Codex's own approval defaults: the editor_* tools are marked read-only, so they run.
+    """The type error reaches Codex on Copilot's GPT-5 through `editor_diagnostics`, loaded by
+    Codex's tool search; Codex's own approval defaults run it (the editor_* tools are marked
+    read-only)."""
+    tool, marker = "mcp__maestro__editor_diagnostics", nonce()
+    rules = [
+        call_rule(f"Any problems {marker}", "tool_search", {"query": "editor_diagnostics"}),
+        call_rule(CODEX_LOADED, tool, {"path": typescript_problem}),
+        text_rule(re.escape("[ts 2322]"), ANSWER),
+    ]
     home = tmp_path / "home"
-    run = run_codex(vscode.base_url, KEY, CODEX_MODEL, prompt, home, workdir(tmp_path), False)
+    with scripted(capi, rules):
+        run = run_codex(
+            vscode.base_url,
+            KEY,
+            CODEX_MODEL,
+            f"Any problems {marker}?",
+            home,
+            workdir(tmp_path),
+            False,
+        )
     report = f"{run.report}\n{vscode.diagnostics()}"
     assert run.returncode == 0 and not run.timed_out, report
-    answer = run.stdout.strip()
-    assert answer.startswith(f"{tool} returned: Wall time: "), report
-    assert f"{TYPE_ERROR} [ts 2322]" in answer, report
+    assert run.stdout.strip() == ANSWER, report
+    assert f"{TYPE_ERROR} [ts 2322]" in tool_results(turns(capi, marker)[-1])[-1], report
 
 
 def test_gemini_cli_reads_typescripts_diagnostics(
