@@ -71,6 +71,7 @@ async def _discard(process: ServerProcess) -> None:
 class _Headless:
     options: dict[str, Any]
     script: Any
+    key_lines: list[str]
 
 
 def prepare_headless(args: argparse.Namespace) -> _Headless | int:
@@ -79,11 +80,17 @@ def prepare_headless(args: argparse.Namespace) -> _Headless | int:
     # Nothing here imports pydantic (nor the bridge's settings): the language server checks
     # the options these flags make (lsp/server.py), and this process stays small (idle memory,
     # docs/benchmarks.md). Only the bind is checked here, before anything starts.
+    from bridge.access.serve_key import ServeKeyError, key_lines, settle_serve_key
     from bridge.http.bind_policy import BindRefused, check_bind
     from bridge.log_redaction import redact_logs
     from lsp.main import configure_logging
 
     configure_logging()
+    try:
+        key = settle_serve_key(args)
+    except ServeKeyError as exc:
+        print(f"maestro-bridge: {exc}", file=sys.stderr)
+        return 2
     redact_logs(secret=args.api_key)  # the headless editor's own logs, in this process
     script = None
     if args.script:
@@ -99,7 +106,7 @@ def prepare_headless(args: argparse.Namespace) -> _Headless | int:
     except BindRefused as exc:
         print(f"maestro-bridge: {exc}", file=sys.stderr)
         return 2
-    return _Headless(serve_options(args), script)
+    return _Headless(serve_options(args), script, key_lines(key))
 
 
 async def _run_headless(headless: _Headless, process: ServerProcess) -> int:
@@ -124,6 +131,8 @@ async def _run_headless(headless: _Headless, process: ServerProcess) -> int:
     print(f"Listening on {url}", flush=True)
     if options["tools"]["enable"]:
         print(f"Editor tools (MCP, Streamable HTTP): {tool_command.mcp_url(url)}", flush=True)
+    for line in headless.key_lines:
+        print(line, flush=True)
     # An alias is a name Codex knows (it picks its tools by name): show the first one.
     model = next(iter(options.get("modelAliases") or {}), "sim-echo")
     print(banner(url, options.get("apiKey"), model), flush=True)

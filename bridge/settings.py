@@ -125,7 +125,12 @@ class ToolSettings(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
     enable: bool = False
-    # Tool names as globs (fnmatch, case-sensitive): [] allows every tool; deny always wins.
+    # /mcp wants the API key (apiKey): with no key set it refuses every request. False turns
+    # that off on purpose (a warning is logged): any local process may then call the tools.
+    requireKey: bool = True
+    # Tool names as globs (fnmatch, case-sensitive): [] offers the default set (the language
+    # tools and the editor's read-only tools, bridge/mcp/tool_classes.py); `@default` in the
+    # list stands for that set; deny always wins.
     allow: list[str] = Field(default_factory=list)
     deny: list[str] = Field(default_factory=list)
     timeoutSeconds: float = Field(default=120.0, gt=0)

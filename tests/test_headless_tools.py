@@ -237,7 +237,9 @@ def settings_of(*flags: str) -> BridgeSettings:
 
 def test_without_flags_the_tools_are_off_with_the_defaults() -> None:
     tools = settings_of().tools
-    assert (tools.enable, tools.allow, tools.deny) == (False, [], [])
+    # serve's own default: the default set and the headless editor's simulated tools.
+    assert (tools.enable, tools.allow, tools.deny) == (False, ["@default", "sim_*"], [])
+    assert tools.requireKey is True
     assert (tools.timeoutSeconds, tools.maxResultChars) == (120.0, 100_000)
 
 

@@ -8,14 +8,17 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import aiohttp
+import httpx2
 import mcp_types as types
 import pytest
 from conftest import running_bridge_server
 from mcp.client.client import Client
+from mcp.client.streamable_http import streamable_http_client
 
 from headless_editor.editor import HeadlessEditor
 from headless_editor.sim_tools import SimTool
@@ -27,10 +30,13 @@ META = {
     "io.modelcontextprotocol/clientCapabilities": {},
 }
 
+KEY = "mcp-eras-key"
+AUTH = {"Authorization": f"Bearer {KEY}"}
+
 
 @pytest.fixture(scope="module")
 def mcp_url() -> Iterator[str]:
-    with running_bridge_server("--tools", "--usage-db", "none") as server:
+    with running_bridge_server("--tools", "--api-key", KEY, "--usage-db", "none") as server:
         yield server.root_url + "/mcp"
 
 
@@ -49,14 +55,25 @@ def modern_headers(method: str, name: str | None = None) -> dict[str, str]:
     return headers
 
 
+@contextlib.asynccontextmanager
+async def keyed_client(url: str, mode: str) -> AsyncIterator[Client]:
+    """The SDK's Client, its HTTP client sending the bridge's key (tools need one)."""
+    async with (
+        httpx2.AsyncClient(headers=AUTH, timeout=httpx2.Timeout(30, read=60)) as http,
+        Client(streamable_http_client(url, http_client=http), mode=mode) as client,
+    ):
+        yield client
+
+
 async def post(url: str, body: Any, headers: dict[str, str]) -> tuple[int, Any, Any]:
+    headers = {**AUTH, **headers}
     async with aiohttp.ClientSession() as http, http.post(url, json=body, headers=headers) as resp:
         return resp.status, await resp.json(), resp.headers
 
 
 @pytest.mark.parametrize("mode", ["auto", MODERN])
 async def test_a_modern_client_lists_and_calls_without_a_session(mcp_url: str, mode: str) -> None:
-    async with Client(mcp_url, mode=mode) as client:
+    async with keyed_client(mcp_url, mode) as client:
         discovered = client.session.discover_result
         assert discovered is not None  # modern: no fallback to initialize
         if mode == "auto":  # the probe's answer (a pinned version sends no probe)
@@ -76,7 +93,7 @@ async def test_a_modern_client_lists_and_calls_without_a_session(mcp_url: str, m
 
 
 async def test_a_legacy_client_still_initializes(mcp_url: str) -> None:
-    async with Client(mcp_url, mode="legacy") as client:
+    async with keyed_client(mcp_url, "legacy") as client:
         assert client.session.discover_result is None
         found = await client.call_tool("editor_workspace_symbols", {"query": "shout"})
         assert isinstance(found.content[0], types.TextContent)
@@ -159,7 +176,14 @@ async def editor() -> AsyncIterator[HeadlessEditor]:
     """The headless editor in this process (with its real language server), so the test can
     change the editor's tools while MCP clients are connected."""
     headless = HeadlessEditor()
-    await headless.start({"port": 0, "tools": {"enable": True}, "usage": {"database": "none"}})
+    await headless.start(
+        {
+            "port": 0,
+            "apiKey": KEY,
+            "tools": {"enable": True, "allow": ["@default", "sim_*"]},
+            "usage": {"database": "none"},
+        }
+    )
     yield headless
     await headless.stop()
 
@@ -174,7 +198,7 @@ NEW_TOOL = SimTool("sim_answer", "The answer.", {"type": "object", "properties":
 async def test_a_new_editor_tool_reaches_a_listening_modern_client(editor: HeadlessEditor) -> None:
     assert editor.url is not None
     url = editor.url.removesuffix("/v1") + "/mcp"
-    async with Client(url, mode=MODERN) as client:
+    async with keyed_client(url, MODERN) as client:
         before = {tool.name for tool in (await client.list_tools()).tools}
         assert "sim_answer" not in before
         async with client.listen(tools_list_changed=True) as subscription:

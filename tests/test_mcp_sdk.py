@@ -235,7 +235,14 @@ async def test_the_api_key_is_required(server: BridgeServer) -> None:
 async def test_list_changed_reaches_the_client() -> None:
     editor = HeadlessEditor()
     try:
-        api = await editor.start({"host": "127.0.0.1", "port": 0, "tools": {"enable": True}})
+        api = await editor.start(
+            {
+                "host": "127.0.0.1",
+                "port": 0,
+                "apiKey": KEY,
+                "tools": {"enable": True, "allow": ["@default", "shout"]},
+            }
+        )
         url = api.removesuffix("/v1") + "/mcp"
         streaming = asyncio.Event()
         changed = asyncio.Event()
@@ -244,7 +251,7 @@ async def test_list_changed_reaches_the_client() -> None:
             if isinstance(message, types.ToolListChangedNotification):
                 changed.set()
 
-        async with sdk_client(url, {}, on_message=seen, on_stream=streaming.set) as session:
+        async with sdk_client(url, AUTH, on_message=seen, on_stream=streaming.set) as session:
             assert "shout" not in [tool.name for tool in (await session.list_tools()).tools]
             await asyncio.wait_for(streaming.wait(), 20)
 

@@ -3,13 +3,13 @@ as far as `tools.allow` and `tools.deny` let them through."""
 
 from __future__ import annotations
 
-import fnmatch
 import logging
 from dataclasses import dataclass
 from typing import Any
 
 from bridge.mcp.host import ToolHost
 from bridge.mcp.language_tools import LANGUAGE_TOOLS, LanguageTool
+from bridge.mcp.tool_classes import offered
 from bridge.settings import ToolSettings
 
 log = logging.getLogger(__name__)
@@ -40,9 +40,7 @@ class Catalog:
         self._deny = settings.deny
 
     def offered(self, name: str) -> bool:
-        if any(fnmatch.fnmatchcase(name, glob) for glob in self._deny):
-            return False
-        return not self._allow or any(fnmatch.fnmatchcase(name, glob) for glob in self._allow)
+        return offered(name, self._allow, self._deny)
 
     async def tools(self) -> list[CatalogTool]:
         found = [
@@ -65,7 +63,9 @@ class Catalog:
             raise ToolRefused(
                 "denied",
                 f"The tool {name!r} is not offered: the settings tools.allow / tools.deny "
-                "(maestroBridge.tools.allow, --tools-deny) keep it out.",
+                "(maestroBridge.tools.allow, --tools-allow, --tools-deny) keep it out; by "
+                "default only the language tools and the editor's read-only tools are offered "
+                "(docs/editor-tools.md).",
             )
         for tool in await self.tools():
             if tool.name == name:

@@ -8,6 +8,9 @@ import math
 from typing import Any
 
 MIN_RESULT_CHARS = 1000  # ToolSettings.maxResultChars's own minimum
+# The headless editor's tools (`sim_*`) work on its in-memory workspace, never on the disk or
+# a shell: serve offers them beside the default set unless --tools-allow says otherwise.
+SERVE_DEFAULT_ALLOW = ("@default", "sim_*")
 
 
 def _seconds(text: str) -> float:
@@ -39,12 +42,21 @@ def add_serve_options(serve: argparse.ArgumentParser) -> None:
         "404)",
     )
     serve.add_argument(
+        "--no-key",
+        action="store_true",
+        help="with --tools and no --api-key: serve the tools WITHOUT a key, so that any local "
+        "process can call them (a warning is printed; default: the key in the state folder's "
+        "api-key file, created at first use; docs/security.md)",
+    )
+    serve.add_argument(
         "--tools-allow",
         action="append",
         default=[],
         metavar="GLOB",
         help="offer only the tools whose name matches GLOB (*, ?, [...]; case-sensitive; "
-        "repeatable; default: every tool)",
+        "repeatable; `@default` stands for the default set: the language tools and the "
+        "editor's read-only tools, docs/editor-tools.md; default: `@default` and the headless "
+        "editor's simulated `sim_*` tools)",
     )
     serve.add_argument(
         "--tools-deny",
@@ -73,7 +85,8 @@ def serve_options(args: argparse.Namespace) -> dict[str, Any]:
     """The `tools` settings the flags set; unset ones keep the settings' defaults."""
     tools: dict[str, Any] = {
         "enable": args.tools,
-        "allow": list(args.tools_allow),
+        "requireKey": not args.no_key,
+        "allow": list(args.tools_allow) or list(SERVE_DEFAULT_ALLOW),
         "deny": list(args.tools_deny),
     }
     if args.tools_timeout is not None:

@@ -48,6 +48,11 @@ def mount(app: web.Application, settings: BridgeSettings, host: ToolHost | None)
     if not settings.tools.enable or host is None:
         app.router.add_route("*", MCP_PATH, tools_off)
         return
+    from bridge.mcp import key_guard
+
+    if key_guard.unguarded(settings):
+        app.router.add_route("*", MCP_PATH, key_guard.tools_need_a_key)
+        return
     from bridge.mcp import server
 
     server.mount(app, settings, host)

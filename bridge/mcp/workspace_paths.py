@@ -3,6 +3,8 @@ that holds the file, with `/` on every platform (docs/protocol.md, "Language fea
 
 from __future__ import annotations
 
+import os
+import posixpath
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -27,6 +29,26 @@ class PathError(ValueError):
     """A path an agent gave that cannot name a file of the workspace."""
 
 
+OUTSIDE_RULE = (
+    "is outside the open workspace folders (after resolving `..` and symbolic links): the "
+    "editor's language tools read only the workspace's files (the workspace boundary, "
+    "docs/security.md)"
+)
+
+
+def _resolved(uri: str) -> str:
+    """A file URI's path with `..` resolved and, where it names this machine's files (a file
+    URI of this platform's shape), its symbolic links followed; `/c:/x` form, drive lower."""
+    path = unquote(urlsplit(uri).path)
+    drive = re.match(r"^/[A-Za-z]:", path) is not None
+    if (os.name == "nt") == drive:  # this machine's own kind of path
+        local = os.path.realpath(path[1:] if drive else path).replace("\\", "/")
+        path = "/" + local if drive else local
+    else:
+        path = posixpath.normpath(path)
+    return _comparable(path).rstrip("/") or "/"
+
+
 def _comparable(path: str) -> str:
     # Windows drive letters come in either case (VS Code writes `c:`); nothing else differs.
     if re.match(r"^/[A-Za-z]:", path):
@@ -48,7 +70,28 @@ class Workspace:
 
     def uri_of(self, path: str) -> str:
         """The file URI of a path an agent gave: relative to the (first) workspace folder, or
-        to the folder it starts with by name when there are several; or absolute."""
+        to the folder it starts with by name when there are several; or absolute. PathError
+        when it lies outside every workspace folder."""
+        uri = self._uri_of(path)
+        if not self.contains(uri):
+            raise PathError(f"The path {path.strip()!r} {OUTSIDE_RULE}.")
+        return uri
+
+    def contains(self, uri: str) -> bool:
+        """Whether a file URI lies in one of the workspace folders, once `..` and symbolic
+        links are resolved (a link inside the workspace may point out of it)."""
+        if urlsplit(uri).scheme != "file":
+            return False
+        target = _resolved(uri)
+        for folder in self.folders:
+            if urlsplit(folder.uri).scheme != "file":
+                continue
+            root = _resolved(folder.uri)
+            if target == root or target.startswith(root.rstrip("/") + "/"):
+                return True
+        return False
+
+    def _uri_of(self, path: str) -> str:
         path = path.strip()
         if not path:
             raise PathError("`path` is empty.")

@@ -20,6 +20,11 @@ APP_FOLDER = "maestro-bridge"
 def default_usage_path(
     environ: Mapping[str, str] | None = None, platform: str | None = None
 ) -> Path:
+    """The usage file in the user's state folder (`state_folder`)."""
+    return state_folder(environ, platform) / FILE_NAME
+
+
+def state_folder(environ: Mapping[str, str] | None = None, platform: str | None = None) -> Path:
     """`$XDG_STATE_HOME` (Linux, else `~/.local/state`), `~/Library/Application Support`
     (macOS), `%LOCALAPPDATA%` (Windows), each with a `maestro-bridge` folder."""
     environ = os.environ if environ is None else environ
@@ -31,4 +36,4 @@ def default_usage_path(
         base = home / "Library" / "Application Support"
     else:
         base = Path(environ.get("XDG_STATE_HOME") or home / ".local" / "state")
-    return base / APP_FOLDER / FILE_NAME
+    return base / APP_FOLDER

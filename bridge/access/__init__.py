@@ -1,0 +1,1 @@
+"""Who may use the bridge: its API key, kept in the user's state folder."""
