@@ -91,14 +91,17 @@ def github_enterprise_settings(capi: FakeCapi, proxy_url: str) -> dict[str, Any]
     }
 
 
-def bridge_model_ids(host: VSCodeHost) -> list[str]:
-    with urllib.request.urlopen(f"{host.base_url}/models", timeout=10) as reply:
+def bridge_model_ids(host: VSCodeHost, key: str | None = None) -> list[str]:
+    request = urllib.request.Request(f"{host.base_url}/models")
+    if key:  # a bridge whose tools are on wants its key (maestroBridge.apiKey here)
+        request.add_header("Authorization", f"Bearer {key}")
+    with urllib.request.urlopen(request, timeout=10) as reply:
         return [str(m["id"]) for m in json.load(reply)["data"]]
 
 
-def _copilot_models_listed(host: VSCodeHost, wanted: set[str]) -> bool:
+def _copilot_models_listed(host: VSCodeHost, wanted: set[str], key: str | None = None) -> bool:
     try:
-        return wanted <= set(bridge_model_ids(host))
+        return wanted <= set(bridge_model_ids(host, key))
     except OSError:
         return False
 
@@ -124,7 +127,9 @@ def running_copilot_host(
         host = stack.enter_context(_started_copilot_host(stack, workdir, capi, settings, signin))
         wanted = {m.id for m in MODELS}
         host.wait_for(
-            lambda: _copilot_models_listed(host, wanted),
+            lambda: _copilot_models_listed(
+                host, wanted, (settings or {}).get("maestroBridge.apiKey")
+            ),
             COPILOT_TIMEOUT,
             f"Copilot 0.67 ({signin} sign-in) to activate and serve {sorted(wanted)} through "
             f"vscode.lm (the bridge lists {_safe_ids(host)}; the fake cloud got "

@@ -62,6 +62,8 @@ CODEX_MODEL = "gpt-5.5"
 KEY = "agent-tools-key-1"
 SETTINGS = {
     "maestroBridge.tools.enable": True,
+    # The test extension's tools are another extension's: offered only when named.
+    "maestroBridge.tools.allow": ["@default", "maestro_test_*"],
     "maestroBridge.modelAliases": {CODEX_MODEL: RESPONSES_MODEL},
 }
 
@@ -74,24 +76,11 @@ def capi() -> Iterator[FakeCapi]:
 
 @pytest.fixture(scope="module")
 def vscode(capi: FakeCapi, tmp_path_factory: pytest.TempPathFactory) -> Iterator[VSCodeHost]:
-    """The Copilot host (copilot_fixtures' own), its bridge wanting KEY: set once Copilot is
-    up, since copilot_host waits for Copilot's models on the bridge's /models without a key."""
-    with running_copilot_host(tmp_path_factory.mktemp("copilot"), capi, SETTINGS) as host:
-        seen = len(host.records("bridge-state"))
-        host.update_settings({"maestroBridge.apiKey": KEY})
-        host.base_url = host.wait_for(
-            lambda: restarted_url(host, seen), 60, "the bridge to restart with the key"
-        )
+    """The Copilot host (copilot_fixtures' own), its bridge wanting KEY from the start."""
+    with running_copilot_host(
+        tmp_path_factory.mktemp("copilot"), capi, {**SETTINGS, "maestroBridge.apiKey": KEY}
+    ) as host:
         yield host
-
-
-def restarted_url(host: VSCodeHost, seen: int) -> str | None:
-    """The URL of the bridge once it is ready again after a restart begun after the first
-    `seen` states."""
-    states = [e["state"] for e in host.records("bridge-state")[seen:]]
-    starts = [i for i, s in enumerate(states) if s["kind"] == "starting"]
-    ready = [s for s in states[starts[0] :] if s["kind"] == "ready"] if starts else []
-    return str(ready[-1]["url"]) if ready else None
 
 
 TOOL = "maestro_test_lookup"

@@ -19,6 +19,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
+import httpx2
 import pytest
 from copilot_host import copilot_fixtures
 from mcp import ClientSession
@@ -29,8 +30,16 @@ from vscode_host import FIRST_WINDOW, VSCodeHost
 pytestmark = pytest.mark.timeout(600)
 
 TIMEOUT_SECONDS = 10  # tools.timeoutSeconds: a tool call running longer is cancelled
+KEY = "vscode-tools-key"
+# The test extension's tools are another extension's: offered only when named
+# (bridge/mcp/tool_classes.py), beside the default set.
 capi, vscode = copilot_fixtures(
-    {"maestroBridge.tools.enable": True, "maestroBridge.tools.timeoutSeconds": TIMEOUT_SECONDS}
+    {
+        "maestroBridge.tools.enable": True,
+        "maestroBridge.apiKey": KEY,
+        "maestroBridge.tools.allow": ["@default", "maestro_test_*"],
+        "maestroBridge.tools.timeoutSeconds": TIMEOUT_SECONDS,
+    }
 )
 
 T = TypeVar("T")
@@ -60,7 +69,8 @@ def mcp_url(host: VSCodeHost) -> str:
 async def with_session(host: VSCodeHost, action: Callable[[ClientSession], Awaitable[T]]) -> T:
     """Runs `action` in a fresh MCP session with the bridge (initialized first)."""
     async with (
-        streamable_http_client(mcp_url(host)) as (read, write),
+        httpx2.AsyncClient(headers={"Authorization": f"Bearer {KEY}"}, timeout=60) as http,
+        streamable_http_client(mcp_url(host), http_client=http) as (read, write),
         ClientSession(read, write) as session,
     ):
         await session.initialize()

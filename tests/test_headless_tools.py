@@ -305,6 +305,8 @@ def test_serve_with_the_tool_flags_starts_and_names_the_mcp_url(
     # The language server takes the `tools` options (a wrong one would fail `initialize`).
     server = bridge_server_factory(
         "--tools",
+        "--api-key",
+        "k",
         "--tools-deny",
         "sim_fail",
         "--tools-timeout",

@@ -101,7 +101,8 @@ def _add_common(target: argparse.ArgumentParser, key_use: str) -> None:
     target.add_argument(
         "--api-key",
         default=os.environ.get(API_KEY_ENV),
-        help=f"the bridge's API key (default: ${API_KEY_ENV}); {key_use}",
+        help=f"the bridge's API key (default: ${API_KEY_ENV}, else the key `serve --tools` "
+        f"keeps in its state folder's api-key file); {key_use}",
     )
     target.add_argument(
         "--dry-run", action="store_true", help="print what would change, write nothing"
@@ -133,7 +134,11 @@ def run_configure(args: argparse.Namespace) -> int:
 
     configure = _configure_function(args.target)
     url = args.base_url if args.target == "codex" else args.url
-    api_key = args.api_key or None
+    from bridge.access.key_lookup import find_api_key
+
+    # --api-key, else $MAESTRO_BRIDGE_API_KEY, else `serve`'s key file (docs/security.md).
+    found = find_api_key(args.api_key or None, os.environ)
+    api_key = found.key if found else None
     extra: dict[str, Any] = {"tools": args.tools}
     if args.target == "claude-code":
         extra["small_model"] = args.small_model

@@ -163,7 +163,7 @@ export function registerCommands(controller: Controller, log: Logger, storage: v
       const url = endpointUrl(controller);
       if (!url) return;
       await vscode.env.clipboard.writeText(url);
-      void vscode.window.showInformationMessage(`Copied ${url}`);
+      void vscode.window.showInformationMessage(`Copied ${url}. ${controller.keys.describe()}`);
     }),
     register('maestroBridge.copyCodexConfig', async () => {
       const url = endpointUrl(controller);
@@ -188,7 +188,7 @@ export function registerCommands(controller: Controller, log: Logger, storage: v
       const where = describeState(state);
       const python = controller.python ? ` Python: ${controller.python} (${controller.version ?? '?'}).` : '';
       const pick = await vscode.window.showInformationMessage(
-        `Maestro Bridge is ${where}.${python} Chat models: ${models.map((m) => m.id).join(', ') || 'none'}.`,
+        `Maestro Bridge is ${where}.${python} Chat models: ${models.map((m) => m.id).join(', ') || 'none'}. ${controller.keys.describe()}`,
         'Copy URL', 'Restart', 'Show Logs',
       );
       if (pick === 'Copy URL') await vscode.commands.executeCommand('maestroBridge.copyEndpointUrl');
@@ -200,6 +200,17 @@ export function registerCommands(controller: Controller, log: Logger, storage: v
       if (url) await UsagePanel.show(url, controller.settings.apiKey);
     }),
     register('maestroBridge.restart', () => controller.restart()),
+    register('maestroBridge.rotateApiKey', async () => {
+      if (controller.keys.source !== 'generated') {
+        void vscode.window.showInformationMessage(`Maestro Bridge: nothing to rotate. ${controller.keys.describe()}`);
+        return;
+      }
+      await controller.keys.rotate();
+      await controller.restart(); // the server requires the new key; the terminals get it too
+      void vscode.window.showInformationMessage(
+        'Maestro Bridge: new API key in use. Terminals opened from now on have it; run configure again for agents that keep the key in their settings.',
+      );
+    }),
     register('maestroBridge.showLogs', () => log.channel.show()),
     register('maestroBridge.authorizeModelAccess', async () => {
       // VS Code asks the user once whether this extension may use another extension's models;

@@ -7,6 +7,7 @@ import type { Logger } from './logging';
 import { bundledWheel, findInterpreter, installPrivately, neutralCwd } from './python';
 import { BridgeServer } from './server';
 import { readSettings, type Settings } from './settings';
+import type { ToolsKey } from './toolsKey';
 import type { StatusItem } from './status';
 import { Trailing } from './throttle';
 
@@ -31,15 +32,19 @@ export class Controller implements vscode.Disposable {
     private readonly extensionDir: string,
     private readonly log: Logger,
     private readonly status: StatusItem,
+    readonly keys: ToolsKey,
   ) {}
 
   get state(): BridgeState {
     return this.current;
   }
 
+  /** The settings, with the API key the bridge requires (a generated one too). */
   get settings(): Settings {
-    return readSettings();
+    return this.effective ?? readSettings();
   }
+
+  private effective: Settings | undefined;
 
   /** Stops whatever runs and starts again with the current settings; calls run one at a time. */
   restart(): Promise<void> {
@@ -77,7 +82,8 @@ export class Controller implements vscode.Disposable {
 
   private async doRestart(): Promise<void> {
     await this.doStop();
-    const settings = readSettings();
+    const settings = await this.keys.effective(readSettings());
+    this.effective = settings;
     this.log.setLevel(settings.logLevel);
     if (!settings.enable) {
       this.log.info('Disabled by setting maestroBridge.enable');
@@ -99,6 +105,7 @@ export class Controller implements vscode.Disposable {
         this.log.info(`Listening on ${p.url}`);
         this.inFlight.cancel(); // a count of the server before
         this.setState({ kind: 'ready', url: p.url, inFlight: 0 });
+        this.keys.exportUrl(p.url);
       },
       standby: (p) => {
         // Not an error: the endpoint is there, and this window's server takes over later.

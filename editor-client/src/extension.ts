@@ -8,6 +8,7 @@ import type { BridgeState } from './convert';
 import { Logger } from './logging';
 import { readSettings, SECTION } from './settings';
 import { StatusItem } from './status';
+import { ToolsKey } from './toolsKey';
 import { UsageWatch } from './usageWatch';
 
 /** What other extensions (and the end-to-end test) can read of the bridge. */
@@ -23,7 +24,8 @@ let controller: Controller | undefined;
 export function activate(context: vscode.ExtensionContext): MaestroBridgeApi {
   const log = new Logger('Maestro Bridge', readSettings().logLevel);
   const status = new StatusItem();
-  const ctl = new Controller(context.globalStorageUri, context.extensionUri.fsPath, log, status);
+  const keys = new ToolsKey(context.secrets, context.environmentVariableCollection, log);
+  const ctl = new Controller(context.globalStorageUri, context.extensionUri.fsPath, log, status, keys);
   controller = ctl;
   context.subscriptions.push(
     log,

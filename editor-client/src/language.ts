@@ -24,6 +24,10 @@ export class LanguageEndpoint {
   constructor(private readonly log: Logger) {}
 
   async answer(params: unknown, token: vscode.CancellationToken): Promise<unknown> {
+    // An untrusted workspace gives agents nothing of the editor (VS Code's workspace trust).
+    if (!vscode.workspace.isTrusted) {
+      throw new ResponseError(-32000, 'The workspace is not trusted (VS Code\'s workspace trust): no language tools until the user trusts it.', { code: 'Other', name: 'Untrusted' });
+    }
     let p: LanguageParams;
     try {
       p = parseLanguageParams(params);

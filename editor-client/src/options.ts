@@ -54,6 +54,7 @@ export const OPTIONAL_SETTINGS: readonly string[] = [
   'usage.database',
   'usage.retentionDays',
   'tools.enable',
+  'tools.requireKey',
   'tools.allow',
   'tools.deny',
   'tools.timeoutSeconds',
@@ -206,6 +207,11 @@ function toolOptions(set: UserValues, has: (key: string) => boolean, ignored: st
     if (typeof value === 'boolean') tools.enable = value;
     else ignored.push('tools.enable');
   }
+  if (has('tools.requireKey')) {
+    const value = set['tools.requireKey'];
+    if (typeof value === 'boolean') tools.requireKey = value;
+    else ignored.push('tools.requireKey');
+  }
   for (const name of ['allow', 'deny'] as const) {
     const key = `tools.${name}`;
     if (!has(key)) continue;
@@ -229,4 +235,9 @@ function toolOptions(set: UserValues, has: (key: string) => boolean, ignored: st
 /** Whether the user turned the MCP server on: only then does the editor answer its methods. */
 export function toolsEnabled(set: UserValues): boolean {
   return set['tools.enable'] === true;
+}
+
+/** Whether the user turned the tools' key off on purpose (`tools.requireKey: false`). */
+export function toolsKeyOff(set: UserValues): boolean {
+  return set['tools.requireKey'] === false;
 }

@@ -151,7 +151,9 @@ export interface InitializationOptions {
 
 export interface ToolOptions {
   enable?: boolean;
-  /** Tool names (globs) offered; [] offers every tool. */
+  /** false: /mcp takes requests without the API key (on purpose; warned). */
+  requireKey?: boolean;
+  /** Tool names (globs) offered; [] offers the default set (`@default` names it). */
   allow?: string[];
   /** Tool names (globs) never offered nor called. */
   deny?: string[];

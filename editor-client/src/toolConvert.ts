@@ -117,3 +117,21 @@ export function toolFailedError(err: unknown): ToolRpcError {
     data: { code: 'Other', name: typeof name === 'string' ? name : '' },
   };
 }
+
+/** A call in an untrusted workspace: VS Code's workspace trust gives agents no tools. */
+export function untrustedError(): ToolRpcError {
+  return {
+    code: EditorErrorCodes.Other,
+    message: 'The workspace is not trusted (VS Code\'s workspace trust): the editor offers no tools to agents until the user trusts it.',
+    data: { code: 'Other', name: 'Untrusted' },
+  };
+}
+
+/** The user said no in the confirmation VS Code showed for the tool. */
+export function declinedError(name: string): ToolRpcError {
+  return {
+    code: EditorErrorCodes.Other,
+    message: `The user declined running ${name} in the confirmation VS Code showed.`,
+    data: { code: 'Other', name: 'Declined' },
+  };
+}

@@ -9,7 +9,7 @@ import type { Notifier } from './lm';
 import type { Logger } from './logging';
 import { INVALID_PARAMS, Methods, REQUEST_CANCELLED, type DataPart, type TextPart, type ToolInfo, type ToolResult } from './protocol';
 import {
-  parseInvokeToolParams, toolFailedError, toolListSignature, toolPartKindByShape, toToolInfo, toToolResultPart, unknownToolError,
+  declinedError, parseInvokeToolParams, toolFailedError, untrustedError, toolListSignature, toolPartKindByShape, toToolInfo, toToolResultPart, unknownToolError,
   type ToolPartKind, type ToolRpcError,
 } from './toolConvert';
 
@@ -32,6 +32,10 @@ export class ToolsEndpoint implements vscode.Disposable {
   private readonly running = new Map<string, vscode.CancellationTokenSource>();
   private readonly subscription: vscode.Disposable;
   private signature = toolListSignature(vscode.lm.tools);
+  /** Trusting the workspace brings the tools: the clients hear that the list changed. */
+  private readonly trust = vscode.workspace.onDidGrantWorkspaceTrust(() => {
+    this.notifier.sendNotification(Methods.toolsChanged).catch((err: unknown) => this.log.warn(String(err)));
+  });
 
   constructor(private readonly notifier: Notifier, private readonly log: Logger) {
     // A VS Code that has the event (`lm.onDidChangeTools`, proposed so far) says it at once.
@@ -54,11 +58,17 @@ export class ToolsEndpoint implements vscode.Disposable {
   }
 
   dispose(): void {
+    this.trust.dispose();
     this.subscription.dispose();
     for (const source of this.running.values()) source.cancel();
   }
 
   tools(): { tools: ToolInfo[] } {
+    // An untrusted workspace (VS Code's workspace trust) offers agents no tools at all.
+    if (!vscode.workspace.isTrusted) {
+      this.log.debug('maestro/tools: the workspace is not trusted, no tools');
+      return { tools: [] };
+    }
     const tools = vscode.lm.tools.map(toToolInfo);
     this.log.debug(`maestro/tools: ${tools.length} tools`);
     return { tools };
@@ -73,6 +83,7 @@ export class ToolsEndpoint implements vscode.Disposable {
       throw err;
     }
     const { invocationId, name } = request;
+    if (!vscode.workspace.isTrusted) throw asResponse(untrustedError());
     if (!vscode.lm.tools.some((t) => t.name === name)) throw asResponse(unknownToolError(name));
     // Our own source: `$/cancelRequest` (the client's token) and stopping the server both end it.
     const source = new vscode.CancellationTokenSource();
@@ -101,6 +112,9 @@ export class ToolsEndpoint implements vscode.Disposable {
     } catch (err) {
       if (err instanceof ResponseError) throw err;
       if (source.token.isCancellationRequested) throw new ResponseError(REQUEST_CANCELLED, 'Request cancelled');
+      // VS Code 1.139 shows a modal confirmation for a tool that asks for one outside a chat,
+      // and throws a CancellationError ("Canceled") when the user declines it.
+      if (err instanceof Error && err.name === 'Canceled') throw asResponse(declinedError(name));
       const e = toolFailedError(err);
       this.log.debug(`${invocationId}: ${name} failed after ${Date.now() - started} ms (${e.data.name || 'error'})`);
       throw asResponse(e);
