@@ -23,7 +23,9 @@ from configure_runs import run_configure
 AGENT_TIMEOUT = 120.0
 MCP_SERVER = "maestro"  # the name configure gives the bridge's MCP server
 
-API_KEY_ENV = "MAESTRO_BRIDGE_API_KEY"  # where configure codex tells Codex to read the key
+# Where configure tells Codex to read the key, and what Claude Code's and Gemini CLI's MCP
+# header names.
+API_KEY_ENV = "MAESTRO_BRIDGE_API_KEY"
 # What would point Codex elsewhere: its own variables, OpenAI's, and the bridge's key.
 CODEX_CLEARED = ("CODEX_", "OPENAI_", API_KEY_ENV)
 
@@ -58,7 +60,12 @@ def run_claude_code(
     command = claude_code_cli.claude_command(
         claude, prompt, extra_args=("--allowedTools", f"mcp__{MCP_SERVER}")
     )
-    env = client_env(claude_code_cli.CLEARED_ENV_PREFIXES, claude_code_cli.OFFLINE_ENV, home_env)
+    # The MCP server's header names $MAESTRO_BRIDGE_API_KEY: the agent's environment has it, as
+    # VS Code's integrated terminals do.
+    key_env = {API_KEY_ENV: key}
+    env = client_env(
+        claude_code_cli.CLEARED_ENV_PREFIXES, claude_code_cli.OFFLINE_ENV, home_env, key_env
+    )
     return claude_code_cli.ClaudeRun(command, *run_cli(command, workdir, env, AGENT_TIMEOUT))
 
 
@@ -111,5 +118,6 @@ def run_gemini_cli(
     }
     configure("gemini", ["--url", root_url, "--api-key", key, "--model", model], home_env, workdir)
     command = gemini_cli.gemini_command(gemini, prompt, approval_mode=gemini_cli.YOLO)
-    env = client_env(gemini_cli.CLEARED_ENV_PREFIXES, gemini_cli.OFFLINE_ENV, home_env)
+    key_env = {API_KEY_ENV: key}  # the MCP server's header names it (as claude's above)
+    env = client_env(gemini_cli.CLEARED_ENV_PREFIXES, gemini_cli.OFFLINE_ENV, home_env, key_env)
     return gemini_cli.GeminiRun(command, *run_cli(command, workdir, env, AGENT_TIMEOUT))

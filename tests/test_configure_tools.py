@@ -31,8 +31,10 @@ KEY = "tools-key-1"
 URL = "http://127.0.0.1:23335/mcp"
 WITH_KEY = McpServer(URL, KEY)
 NO_KEY = McpServer(URL, None)
-CLAUDE_ENTRY = {"type": "http", "url": URL, "headers": {"Authorization": f"Bearer {KEY}"}}
-GEMINI_ENTRY = {"url": URL, "type": "http", "headers": {"Authorization": f"Bearer {KEY}"}}
+# The header names the variable, never the key (Claude Code and Gemini CLI expand it).
+REFERENCE = "Bearer ${MAESTRO_BRIDGE_API_KEY}"
+CLAUDE_ENTRY = {"type": "http", "url": URL, "headers": {"Authorization": REFERENCE}}
+GEMINI_ENTRY = {"url": URL, "type": "http", "headers": {"Authorization": REFERENCE}}
 OTHER_SERVER = {"type": "stdio", "command": "npx", "args": ["-y", "some-server"]}
 
 # --------------------------------------------------------------------------- the merges
@@ -67,7 +69,7 @@ def test_claude_merge_keeps_claude_codes_state_and_the_users_servers() -> None:
     assert merged["mcpServers"]["docs"] == OTHER_SERVER
     assert merged["mcpServers"]["maestro"] == {
         "timeout": 5,  # the user's
-        "headers": {"X-Team": "a", "Authorization": f"Bearer {KEY}"},
+        "headers": {"X-Team": "a", "Authorization": REFERENCE},
         "type": "http",
         "url": URL,
     }
@@ -245,7 +247,8 @@ def test_claude_code_gets_the_server_in_claude_json_with_a_backup_once(
     assert "mcpServers.maestro.headers.Authorization: (none) -> (redacted)" in out
     assert f"The previous file is saved as {backup}" in out
     assert "mcp__maestro__<tool>" in out and "maestroBridge.tools.enable" in out
-    assert KEY not in out
+    assert KEY not in out and KEY not in claude_json.read_text(encoding="utf-8")
+    assert "sends the key to the MCP server from $MAESTRO_BRIDGE_API_KEY" in out
     assert json.loads((home / ".claude" / "settings.json").read_text())["env"]["ANTHROPIC_MODEL"]
 
     text = claude_json.read_text(encoding="utf-8")
@@ -301,7 +304,8 @@ def test_gemini_cli_gets_the_server_in_settings_json(
     }
     assert len(backups(settings)) == 1
     assert "mcpServers.maestro.headers.Authorization: (none) -> (redacted)" in out
-    assert KEY not in out
+    assert KEY not in out and KEY not in settings.read_text(encoding="utf-8")
+    assert "sends the key to the MCP server from $MAESTRO_BRIDGE_API_KEY" in out
 
     text = settings.read_text(encoding="utf-8")
     assert configure("gemini", keyed_bridge, "--tools", "--json") == 0

@@ -103,7 +103,8 @@ def test_claude_code_lists_the_bridge_as_a_user_http_server_with_the_key(
     assert "Scope: User config" in out, out
     assert "Type: http" in out, out
     assert f"URL: {keyed_bridge.root_url}/mcp\n" in out, out
-    assert f"Authorization: Bearer {KEY}" in out, out
+    # The variable's name, never the key: Claude Code expands it when it connects.
+    assert "Authorization: Bearer ${MAESTRO_BRIDGE_API_KEY}" in out, out
     listed = run_client(claude, ["mcp", "list"], home, CLAUDE_OFFLINE_ENV)
     assert f"maestro: {keyed_bridge.root_url}/mcp (HTTP)" in listed, listed
 
@@ -145,7 +146,9 @@ def test_the_clients_that_connect_send_the_key_to_the_bridges_mcp(
         trusted = {**GEMINI_OFFLINE_ENV, "GEMINI_CLI_TRUST_WORKSPACE": "true"}
         binary, args, env, stream = GEMINI.or_skip(), ["mcp", "list"], trusted, "stderr"
     configure(client, f"{root}/v1")
-    out = run_client(binary, args, home, env, stream)
+    # The configuration names $MAESTRO_BRIDGE_API_KEY: the client expands it from its
+    # environment (as an agent started in VS Code's terminal has it).
+    out = run_client(binary, args, home, {**env, "MAESTRO_BRIDGE_API_KEY": KEY}, stream)
     assert f"maestro: {root}{MCP_PATH}" in out, out
     to_mcp = [r["authorization"] for r in requests if r["path"] == MCP_PATH]
     assert to_mcp, f"{requests}\n{out}"

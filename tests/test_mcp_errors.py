@@ -30,15 +30,33 @@ from mcp_wire import (
     through_the_editor,
     wait_for_log,
 )
-from plain_http import Reply, post
+from plain_http import Reply
+from plain_http import post as plain_post
 
 INVALID_PARAMS = -32602
+KEY = "mcp-errors-key"
+AUTH = {"Authorization": f"Bearer {KEY}"}
+
+
+def post(
+    url: str, body: Any = None, raw: bytes | None = None, headers: dict[str, str] | None = None
+) -> Reply:
+    """plain_http's post with the server's key (the tools want one)."""
+    return plain_post(url, body, raw=raw, headers={**AUTH, **(headers or {})})
 
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[BridgeServer]:
     """One server for the module: sim_list_files denied, results cut at 1000 characters."""
-    args = ("--tools", "--tools-deny", "sim_list_*", "--tools-max-result-chars", "1000")
+    args = (
+        "--tools",
+        "--api-key",
+        KEY,
+        "--tools-deny",
+        "sim_list_*",
+        "--tools-max-result-chars",
+        "1000",
+    )
     with running_bridge_server(*args, env=DEBUG_LOG) as started:
         yield started
 
@@ -49,7 +67,7 @@ def still_serving(session: McpSession) -> None:
 
 
 def test_an_unknown_tool_is_invalid_params(server: BridgeServer) -> None:
-    session = McpSession(server, "unknown-tool")
+    session = McpSession(server, "unknown-tool", dict(AUTH))
     answer = session.request("tools/call", {"name": "sim_nope", "arguments": {}})
     assert answer["error"] == {
         "code": INVALID_PARAMS,
@@ -59,7 +77,7 @@ def test_an_unknown_tool_is_invalid_params(server: BridgeServer) -> None:
 
 
 def test_bad_arguments_are_a_tool_error_naming_the_problem(server: BridgeServer) -> None:
-    session = McpSession(server, "bad-arguments")
+    session = McpSession(server, "bad-arguments", dict(AUTH))
     missing = session.call("sim_read_file", {})
     assert missing["isError"] is True
     assert text_of(missing) == "Invalid arguments for sim_read_file: 'path' is a required property"
@@ -77,7 +95,7 @@ def test_bad_arguments_are_a_tool_error_naming_the_problem(server: BridgeServer)
 
 
 def test_a_denied_tool_is_not_listed_and_not_called(server: BridgeServer) -> None:
-    session = McpSession(server, "denied-tool")
+    session = McpSession(server, "denied-tool", dict(AUTH))
     names = session.tool_names()
     assert "sim_list_files" not in names and "sim_read_file" in names
     answer = session.request("tools/call", {"name": "sim_list_files", "arguments": {}})
@@ -88,7 +106,7 @@ def test_a_denied_tool_is_not_listed_and_not_called(server: BridgeServer) -> Non
 
 
 def test_a_tool_that_throws_is_a_tool_error_with_its_message(server: BridgeServer) -> None:
-    session = McpSession(server, "throws")
+    session = McpSession(server, "throws", dict(AUTH))
     failed = session.call("sim_fail", {"message": "The disk is on fire."})
     assert failed == {
         "content": [{"type": "text", "text": "The disk is on fire."}],
@@ -102,7 +120,7 @@ def test_a_tool_that_throws_is_a_tool_error_with_its_message(server: BridgeServe
 
 
 def test_a_result_over_the_bound_is_cut_with_a_note(server: BridgeServer) -> None:
-    session = McpSession(server, "big-result")
+    session = McpSession(server, "big-result", dict(AUTH))
     result = session.call("sim_echo", {"text": "ab", "times": 700})
     assert result["isError"] is False
     assert result["content"] == [
@@ -139,11 +157,11 @@ def _raw_post(url: str, body: dict[str, Any], headers: dict[str, str]) -> socket
 def test_a_client_that_goes_away_mid_call_cancels_it_in_the_editor(
     server: BridgeServer,
 ) -> None:
-    session = McpSession(server, "goes-away")
+    session = McpSession(server, "goes-away", dict(AUTH))
     asked = log_count(server, ASKED_WAIT)
     stopped = log_count(server, EDITOR_CANCELLED_WAIT)
     call = request_body("tools/call", {"name": "sim_wait", "arguments": {"seconds": 30}})
-    with _raw_post(session.url, call, {"Mcp-Session-Id": session.id}):
+    with _raw_post(session.url, call, {**AUTH, "Mcp-Session-Id": session.id}):
         wait_for_log(server, ASKED_WAIT, asked + 1)  # the bridge asked the editor
         through_the_editor(session)  # the editor runs it
     # The socket is closed: the bridge cancels the call, and the editor's tool with it.
@@ -154,7 +172,7 @@ def test_a_client_that_goes_away_mid_call_cancels_it_in_the_editor(
 
 
 def test_notifications_cancelled_stops_a_running_call(server: BridgeServer) -> None:
-    session = McpSession(server, "cancels")
+    session = McpSession(server, "cancels", dict(AUTH))
     asked = log_count(server, ASKED_WAIT)
     stopped = log_count(server, EDITOR_CANCELLED_WAIT)
     call = request_body("tools/call", {"name": "sim_wait", "arguments": {"seconds": 30}})
@@ -182,8 +200,8 @@ def test_notifications_cancelled_stops_a_running_call(server: BridgeServer) -> N
 def test_a_call_over_the_timeout_is_cancelled_as_a_tool_error(
     bridge_server_factory: StartServer,
 ) -> None:
-    server = bridge_server_factory("--tools", "--tools-timeout", "1")
-    session = McpSession(server, "slow")
+    server = bridge_server_factory("--tools", "--api-key", KEY, "--tools-timeout", "1")
+    session = McpSession(server, "slow", dict(AUTH))
     started = time.monotonic()
     result = session.call("sim_wait", {"seconds": 30})
     elapsed = time.monotonic() - started
@@ -220,11 +238,11 @@ def test_session_header_missing_or_unknown(server: BridgeServer) -> None:
     unknown = post(url, request_body("tools/list"), headers={"Mcp-Session-Id": "no-such"})
     assert unknown.status_code == 404
     assert _error(unknown)["message"] == "Unknown or ended session: initialize again."
-    still_serving(McpSession(server, "after-sessions"))
+    still_serving(McpSession(server, "after-sessions", dict(AUTH)))
 
 
 def test_batches_and_bad_json_are_refused(server: BridgeServer) -> None:
-    session = McpSession(server, "bad-bodies")
+    session = McpSession(server, "bad-bodies", dict(AUTH))
     batch = session.post([request_body("tools/list"), request_body("ping")])
     assert batch.status_code == 400
     assert _error(batch)["code"] == -32600
@@ -241,7 +259,7 @@ def test_batches_and_bad_json_are_refused(server: BridgeServer) -> None:
 
 
 def test_protocol_version_header_and_negotiation(server: BridgeServer) -> None:
-    session = McpSession(server, "versions")
+    session = McpSession(server, "versions", dict(AUTH))
     assert session.initialize_result["protocolVersion"] == LATEST
     refused = session.post(request_body("tools/list"), {"MCP-Protocol-Version": "1999-01-01"})
     assert refused.status_code == 400
@@ -259,7 +277,9 @@ def test_protocol_version_header_and_negotiation(server: BridgeServer) -> None:
 
 
 def _delete(url: str, session_id: str) -> int:
-    request = urllib.request.Request(url, method="DELETE", headers={"Mcp-Session-Id": session_id})
+    request = urllib.request.Request(
+        url, method="DELETE", headers={**AUTH, "Mcp-Session-Id": session_id}
+    )
     try:
         with urllib.request.urlopen(request, timeout=30) as response:
             return int(response.status)
@@ -268,13 +288,13 @@ def _delete(url: str, session_id: str) -> int:
 
 
 def test_delete_ends_the_session(server: BridgeServer) -> None:
-    session = McpSession(server, "ends")
+    session = McpSession(server, "ends", dict(AUTH))
     assert "sim_wait" in session.tool_names()
     assert _delete(session.url, session.id) == 200
     gone = session.post(request_body("tools/list"))
     assert gone.status_code == 404
     assert _delete(session.url, session.id) == 404
-    still_serving(McpSession(server, "after-delete"))
+    still_serving(McpSession(server, "after-delete", dict(AUTH)))
 
 
 def test_foreign_origin_and_host_are_refused_like_the_api(server: BridgeServer) -> None:
@@ -285,7 +305,7 @@ def test_foreign_origin_and_host_are_refused_like_the_api(server: BridgeServer) 
         body = refused.json()
         assert body["jsonrpc"] == "2.0" and body["id"] is None
         assert body["error"]["data"]["status"] == 403
-    session = McpSession(server, "same-machine")
+    session = McpSession(server, "same-machine", dict(AUTH))
     foreign = session.post(request_body("tools/list"), {"Origin": "https://evil.example"})
     assert foreign.status_code == 403
     still_serving(session)
@@ -301,7 +321,7 @@ def test_mcp_is_off_without_tools(bridge_server: BridgeServer) -> None:
 
 def _get(url: str, headers: dict[str, str]) -> Any:
     """The open response of a GET (its headers read), or the HTTPError it got."""
-    request = urllib.request.Request(url, method="GET", headers=headers)
+    request = urllib.request.Request(url, method="GET", headers={**AUTH, **headers})
     try:
         return urllib.request.urlopen(request, timeout=30)
     except urllib.error.HTTPError as error:
@@ -309,7 +329,7 @@ def _get(url: str, headers: dict[str, str]) -> Any:
 
 
 def test_the_notification_stream_and_its_refusals(server: BridgeServer) -> None:
-    session = McpSession(server, "streams")
+    session = McpSession(server, "streams", dict(AUTH))
     events = {"Accept": "text/event-stream"}
     no_session = _get(session.url, events)
     assert no_session.status == 400
@@ -326,11 +346,11 @@ def test_the_notification_stream_and_its_refusals(server: BridgeServer) -> None:
         # Ending the session ends its stream: the response is complete, nothing was sent.
         assert _delete(session.url, session.id) == 200
         assert stream.read() == b""
-    still_serving(McpSession(server, "after-stream"))
+    still_serving(McpSession(server, "after-stream", dict(AUTH)))
 
 
 def test_a_method_the_server_does_not_have(server: BridgeServer) -> None:
-    session = McpSession(server, "no-resources")
+    session = McpSession(server, "no-resources", dict(AUTH))
     answer = session.request("resources/list")
     assert answer["error"]["code"] == -32601
     assert session.request("ping")["result"] == {}
@@ -338,7 +358,7 @@ def test_a_method_the_server_does_not_have(server: BridgeServer) -> None:
 
 
 def test_a_request_whose_id_is_not_a_string_or_integer_is_refused(server: BridgeServer) -> None:
-    session = McpSession(server, "odd-ids")
+    session = McpSession(server, "odd-ids", dict(AUTH))
     for odd in (None, {"n": 1}, 1.5, True):
         reply = session.post({"jsonrpc": "2.0", "id": odd, "method": "tools/list"})
         assert reply.status_code == 400, (odd, reply.text)
@@ -382,11 +402,11 @@ def test_stateless_calls_fail_and_cancel_as_the_handshake_s_do(server: BridgeSer
     assert unknown.json()["error"]["code"] == INVALID_PARAMS, unknown.text
 
     # No session to cancel in: closing the request's connection is the cancel.
-    session = McpSession(server, "stateless-neighbour")
+    session = McpSession(server, "stateless-neighbour", dict(AUTH))
     asked = log_count(server, ASKED_WAIT)
     stopped = log_count(server, EDITOR_CANCELLED_WAIT)
     body, headers = _modern("tools/call", "sim_wait", arguments={"seconds": 30})
-    with _raw_post(url, body, headers):
+    with _raw_post(url, body, {**AUTH, **headers}):
         wait_for_log(server, ASKED_WAIT, asked + 1)
         through_the_editor(session)
     wait_for_log(server, r"INFO bridge\.mcp\.calls: Tool sim_wait for stateless: cancelled")
@@ -397,7 +417,7 @@ def test_stateless_calls_fail_and_cancel_as_the_handshake_s_do(server: BridgeSer
 def test_a_second_call_with_the_id_of_a_running_one_is_refused(server: BridgeServer) -> None:
     """`notifications/cancelled` names a call by its id: two running under one id could not
     be told apart, so the second is refused and the first runs on (until cancelled)."""
-    session = McpSession(server, "same-id")
+    session = McpSession(server, "same-id", dict(AUTH))
     asked = log_count(server, ASKED_WAIT)
     call = request_body("tools/call", {"name": "sim_wait", "arguments": {"seconds": 30}})
     with concurrent.futures.ThreadPoolExecutor(1) as pool:
@@ -414,7 +434,7 @@ def test_a_second_call_with_the_id_of_a_running_one_is_refused(server: BridgeSer
 
 
 def test_a_cursor_tools_list_never_gave_is_invalid_params(server: BridgeServer) -> None:
-    session = McpSession(server, "cursor")
+    session = McpSession(server, "cursor", dict(AUTH))
     answer = session.request("tools/list", {"cursor": "page-2"})
     assert answer["error"]["code"] == INVALID_PARAMS, answer
     still_serving(session)

@@ -26,7 +26,12 @@ from bridge.configure.claude_settings import (
     merge,
 )
 from bridge.configure.config_file import Change, merged_config, write_changes
-from bridge.configure.mcp_server import MCP_SERVER_NAME, TOOLS_OFF_NOTE, McpServer
+from bridge.configure.mcp_server import (
+    KEY_ENV_NOTE,
+    MCP_SERVER_NAME,
+    TOOLS_OFF_NOTE,
+    McpServer,
+)
 from bridge.configure.report import Secret, change_lines
 
 # Claude Code 2.1.330 reads a smaller CLAUDE_CODE_AUTO_COMPACT_WINDOW as this many tokens
@@ -137,6 +142,8 @@ def mcp_report_lines(outcome: Outcome, changes: list[Change]) -> list[str]:
         f"{outcome.mcp_url} (as mcp__{MCP_SERVER_NAME}__<tool>; `claude mcp list` shows it). "
         + TOOLS_OFF_NOTE
     )
+    if not outcome.placeholder_token:
+        lines.append(KEY_ENV_NOTE.format(client="Claude Code", command="claude"))
     return lines
 
 

@@ -8,11 +8,11 @@ instead: read in its bundle, and where `claude mcp add --scope user` writes. Tha
 entry for an HTTP server is the reference for ours:
 
     "maestro": {"type": "http", "url": "<bridge>/mcp",
-                "headers": {"Authorization": "Bearer <key>"}}
+                "headers": {"Authorization": "Bearer ${MAESTRO_BRIDGE_API_KEY}"}}
 
-`configure claude-code` already writes the key itself (ANTHROPIC_AUTH_TOKEN in
-settings.json), so the header holds the key as `claude mcp add --header` writes it; without
-a key there is no header. The file
+The header names the variable rather than the key (Claude Code expands `${VAR}` in an HTTP
+server's headers when it connects: bridge/configure/mcp_server.py); without a key there is
+no header. The file
 holds much more (Claude Code's own state): every other key stays, in its order.
 """
 

@@ -21,7 +21,12 @@ from bridge.configure.config_file import Change, merged_config, write_changes
 from bridge.configure.gemini_choice import GeminiChoice, choose_gemini_model
 from bridge.configure.gemini_env import merge_env
 from bridge.configure.gemini_settings import gemini_dir, merge_settings
-from bridge.configure.mcp_server import MCP_SERVER_NAME, TOOLS_OFF_NOTE, McpServer
+from bridge.configure.mcp_server import (
+    KEY_ENV_NOTE,
+    MCP_SERVER_NAME,
+    TOOLS_OFF_NOTE,
+    McpServer,
+)
 from bridge.configure.report import Secret, change_lines
 
 BASE_URL_ENV = "GOOGLE_GEMINI_BASE_URL"
@@ -146,6 +151,8 @@ def report_lines(
             f"{outcome.mcp_url} (`gemini mcp list` shows it; in trusted folders only). "
             + TOOLS_OFF_NOTE
         )
+        if not outcome.placeholder_key:
+            lines.append(KEY_ENV_NOTE.format(client="Gemini CLI", command="gemini"))
     if outcome.placeholder_key:
         lines.append(
             f"The bridge wants no API key: {API_KEY_ENV} is the placeholder {PLACEHOLDER_KEY!r}."

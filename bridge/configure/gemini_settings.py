@@ -19,10 +19,10 @@ With `--tools`, the bridge's MCP server too, as Gemini CLI 0.61.0's `gemini mcp 
 user --transport http -H "Authorization: Bearer KEY" maestro URL` writes it:
 
     "mcpServers": {"maestro": {"url": "<bridge>/mcp", "type": "http",
-                               "headers": {"Authorization": "Bearer <key>"}}}
+                               "headers": {"Authorization": "Bearer ${MAESTRO_BRIDGE_API_KEY}"}}}
 
-The key is written as the .env beside it holds it (GEMINI_API_KEY); without a key there is no
-header. Keys of other transports (`httpUrl`, `command`, `args`, `env`, `cwd`, `tcp`) are
+The header names the variable rather than the key (Gemini CLI expands `${VAR}` in settings
+values: bridge/configure/mcp_server.py); without a key there is no header. Keys of other transports (`httpUrl`, `command`, `args`, `env`, `cwd`, `tcp`) are
 removed from that entry; the user's others (`timeout`, `trust`, `includeTools`...) stay.
 
 Every other key of the file stays, in its order; the file is written back as JSON with a

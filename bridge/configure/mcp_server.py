@@ -1,7 +1,11 @@
 """The bridge's MCP server (the editor's tools) as `--tools` adds it to a client.
 
 Every client gets it under the name `maestro`, at the bridge's root + `/mcp` (Streamable
-HTTP), with the bridge's API key as a Bearer token when the bridge has one. Claude Code and
+HTTP), with the bridge's API key as a Bearer token when the bridge has one: never the key
+itself but a reference to `$MAESTRO_BRIDGE_API_KEY` that the client expands when it connects
+(Codex: `bearer_token_env_var`; Claude Code 2.1.330 and Gemini CLI: `${MAESTRO_BRIDGE_API_KEY}`
+in `headers`, measured: tests/test_configure_tools_cli.py). The variable must be set where the
+agent runs (VS Code's integrated terminals have it; docs/security.md). Claude Code and
 Gemini CLI keep their servers in a JSON object `mcpServers` (`merge_json_server` here), Codex
 in the TOML tables `[mcp_servers.NAME]` (codex_toml).
 
@@ -21,6 +25,13 @@ from bridge.configure.config_file import Change, ConfigError, set_value
 
 MCP_SERVER_NAME = "maestro"
 MCP_PATH = "/mcp"
+KEY_ENV = "MAESTRO_BRIDGE_API_KEY"
+KEY_REFERENCE = "${" + KEY_ENV + "}"
+KEY_ENV_NOTE = (
+    f"{{client}} sends the key to the MCP server from ${KEY_ENV} (the configuration names "
+    "the variable, not the key): export it where you run {command} (VS Code's integrated "
+    "terminals have it)."
+)
 TOOLS_OFF_NOTE = (
     "The bridge lists the editor's tools only while they are on: VS Code setting "
     "maestroBridge.tools.enable, or `maestro-bridge serve --tools`."
@@ -40,7 +51,8 @@ class McpServer:
 
     @property
     def authorization(self) -> str | None:
-        return f"Bearer {self.api_key}" if self.api_key else None
+        """The Authorization header's value as written: a reference to the variable."""
+        return f"Bearer {KEY_REFERENCE}" if self.api_key else None
 
 
 def merge_json_server(
