@@ -23,7 +23,8 @@ user --transport http -H "Authorization: Bearer KEY" maestro URL` writes it:
 
 The header names the variable rather than the key (Gemini CLI expands `${VAR}` in settings
 values: bridge/configure/mcp_server.py); without a key there is no header. Keys of other
-transports (`httpUrl`, `command`, `args`, `env`, `cwd`, `tcp`) are removed from that entry; the user's others (`timeout`, `trust`, `includeTools`...) stay.
+transports (`httpUrl`, `command`, `args`, `env`, `cwd`, `tcp`) are removed from that entry;
+the user's others (`timeout`, `trust`, `includeTools`...) stay.
 
 Every other key of the file stays, in its order; the file is written back as JSON with a
 2-space indent. Gemini CLI also accepts comments in it, which a JSON rewrite would lose: such
