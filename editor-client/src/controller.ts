@@ -7,7 +7,7 @@ import type { Logger } from './logging';
 import { bundledWheel, findInterpreter, installPrivately, neutralCwd } from './python';
 import { BridgeServer } from './server';
 import { readSettings, type Settings } from './settings';
-import type { ToolsKey } from './toolsKey';
+import { NO_KEY_WARNING, type ToolsKey } from './toolsKey';
 import type { StatusItem } from './status';
 import { Trailing } from './throttle';
 
@@ -84,6 +84,7 @@ export class Controller implements vscode.Disposable {
     await this.doStop();
     const settings = await this.keys.effective(readSettings());
     this.effective = settings;
+    this.status.showKeyWarning(this.keys.source === 'off' ? NO_KEY_WARNING : undefined);
     this.log.setLevel(settings.logLevel);
     if (!settings.enable) {
       this.log.info('Disabled by setting maestroBridge.enable');

@@ -10,6 +10,7 @@ export class StatusItem implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem('maestroBridge.status', vscode.StatusBarAlignment.Right, 100);
   private state: BridgeState = { kind: 'stopped' };
   private usage: TodayUsage | undefined;
+  private keyWarning: string | undefined;
 
   constructor() {
     this.item.name = 'Maestro Bridge';
@@ -28,6 +29,12 @@ export class StatusItem implements vscode.Disposable {
     this.render();
   }
 
+  /** A warning about the API key (tools served without one, on purpose); undefined: none. */
+  showKeyWarning(warning: string | undefined): void {
+    this.keyWarning = warning;
+    this.render();
+  }
+
   /** The tooltip as shown (for the end-to-end test, through the extension's API). */
   get tooltip(): string {
     return typeof this.item.tooltip === 'string' ? this.item.tooltip : '';
@@ -37,12 +44,14 @@ export class StatusItem implements vscode.Disposable {
     const { text, tooltip } = statusText(this.state);
     const usage = this.state.kind === 'ready' || this.state.kind === 'standby' ? this.usage : undefined;
     const budget = usage ? budgetLevel(usage.budgets) : 'ok';
-    this.item.text = budget === 'ok' ? text : `$(warning) ${text}`;
-    this.item.tooltip = usage ? `${tooltip}\n\n${usageTooltip(usage)}` : tooltip;
+    const warn = budget !== 'ok' || this.keyWarning !== undefined;
+    this.item.text = warn ? `$(warning) ${text}` : text;
+    const parts = [tooltip, ...(this.keyWarning ? [`WARNING: ${this.keyWarning}`] : []), ...(usage ? [usageTooltip(usage)] : [])];
+    this.item.tooltip = parts.join('\n\n');
     this.item.backgroundColor =
       this.state.kind === 'error'
         ? new vscode.ThemeColor('statusBarItem.errorBackground')
-        : budget !== 'ok'
+        : warn
           ? new vscode.ThemeColor('statusBarItem.warningBackground')
           : undefined;
   }

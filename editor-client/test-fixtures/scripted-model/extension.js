@@ -198,7 +198,8 @@ exports.activate = (context) => {
   );
   // Requests of the test, written to $MAESTRO_E2E_CONTROL: {id, settings} are applied as user
   // settings through the configuration API; {id, command} runs a command; {id, open} opens
-  // a file of the window's folder in an editor; {id, tooltip}
+  // a file of the window's folder in an editor; {id, terminal: FILE} writes an integrated
+  // terminal's $MAESTRO_BRIDGE_API_KEY and $MAESTRO_BRIDGE_URL to FILE and records them; {id, tooltip}
   // records the Maestro Bridge status bar tooltip; {id, bench: {parts,
   // requests}} runs benchLm and records its runs. A request naming a
   // `window` is for that window's extension host only.
@@ -225,6 +226,26 @@ exports.activate = (context) => {
           .then((document) => vscode.window.showTextDocument(document))
           .then(() => record({ event: 'open-done', id: request.id }),
             (err) => record({ event: 'open-failed', id: request.id, message: String(err) }));
+        return;
+      }
+      if (request.terminal) {
+        // Starts a shell in an integrated terminal, as a person starts an agent there, which
+        // writes what it finds in its environment to the file `request.terminal`.
+        const out = request.terminal;
+        const script = `printf '%s\\n%s' "$MAESTRO_BRIDGE_API_KEY" "$MAESTRO_BRIDGE_URL" > '${out}.tmp' && mv '${out}.tmp' '${out}'`;
+        const terminal = vscode.window.createTerminal({ name: 'maestro-test', shellPath: '/bin/sh', shellArgs: ['-c', script] });
+        const started = Date.now();
+        const wait = setInterval(() => {
+          if (fs.existsSync(out)) {
+            clearInterval(wait);
+            const [key, url] = fs.readFileSync(out, 'utf8').split('\n');
+            terminal.dispose();
+            record({ event: 'terminal-done', id: request.id, key, url });
+          } else if (Date.now() - started > 30000) {
+            clearInterval(wait);
+            record({ event: 'terminal-failed', id: request.id, message: 'the terminal wrote nothing' });
+          }
+        }, 100);
         return;
       }
       if (request.tooltip) {

@@ -5,7 +5,9 @@
 //   maestro_test_wait {seconds}   -> waits, or stops when its token is cancelled (recorded)
 //   maestro_test_parts {}         -> a text part, a prompt-tsx part (PROMPT_TSX, holding the
 //                                    text TSX-MARKER) and a data part (a 1x1 PNG, PNG_BASE64)
-// No prepareInvocation, hence no confirmation: nobody clicks in the tests.
+//   maestro_test_confirm {}      -> asks for confirmation (prepareInvocation's
+//                                    confirmationMessages), then "CONFIRMED-MARKER"
+// Only maestro_test_confirm has a prepareInvocation, hence a confirmation to click.
 const vscode = require('vscode');
 
 const TABLE = { alpha: 'first letter', omega: 'last letter' };
@@ -19,6 +21,15 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const text = (value) => new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(value)]);
 
 exports.registerTools = (record) => [
+  vscode.lm.registerTool('maestro_test_confirm', {
+    prepareInvocation() {
+      return { confirmationMessages: { title: 'Run maestro_test_confirm?', message: 'CONFIRM-DETAIL-MARKER' } };
+    },
+    invoke(options) {
+      record({ event: 'tool-invoked', name: 'maestro_test_confirm', input: options.input });
+      return text('CONFIRMED-MARKER');
+    },
+  }),
   vscode.lm.registerTool('maestro_test_lookup', {
     invoke(options) {
       const key = String(options.input.key);
