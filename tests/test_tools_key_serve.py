@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 import sys
@@ -17,6 +18,9 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp_wire import mcp_url, wait_for_log
 from processes import run
 from test_mcp_inspector import AUTH_REQUIRED, INSPECTOR
+
+from bridge.cli import main
+from headless_editor.editor import HeadlessEditor
 
 
 def serve(factory: StartServer, state: Path, *flags: str) -> BridgeServer:
@@ -115,3 +119,38 @@ def test_no_key_with_a_key_is_a_usage_error(tmp_path: Path) -> None:
         env={**os.environ, "XDG_STATE_HOME": str(tmp_path)},
     )
     assert done.returncode == 2 and "--no-key" in done.stderr
+
+
+def test_configure_finds_the_key_serve_made(
+    bridge_server_factory: StartServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    state, home = tmp_path / "state", tmp_path / "home"
+    home.mkdir()
+    server = serve(bridge_server_factory, state)
+    key = (state / "maestro-bridge" / "api-key").read_text().strip()
+    for name, value in (("HOME", home), ("USERPROFILE", home), ("XDG_STATE_HOME", state)):
+        monkeypatch.setenv(name, str(value))
+    for name in ("CLAUDE_CONFIG_DIR", "MAESTRO_BRIDGE_API_KEY", "ANTHROPIC_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    # No --api-key, no variable: the key file (else the bridge's /models would answer 401).
+    assert main(["configure", "claude-code", "--url", server.base_url, "--tools"]) == 0
+    settings = json.loads((home / ".claude" / "settings.json").read_text())
+    assert settings["env"]["ANTHROPIC_AUTH_TOKEN"] == key
+
+
+async def test_a_bridge_with_tools_and_no_key_refuses_every_mcp_request() -> None:
+    """What another editor's client would get that turns tools on and sets no key: not the
+    tools, but 401 naming the rule; the model endpoints stay as they were (no key set)."""
+    editor = HeadlessEditor()
+    try:
+        api = await editor.start(
+            {"port": 0, "tools": {"enable": True}, "usage": {"database": "none"}}
+        )
+        async with httpx2.AsyncClient(timeout=30) as http:
+            refused = await http.post(api.removesuffix("/v1") + "/mcp", json={})
+            assert refused.status_code == 401, refused.text
+            assert refused.json()["error"]["data"]["code"] == "tools_need_key", refused.text
+            assert "tools.requireKey" in refused.json()["error"]["message"]
+            assert (await http.get(f"{api}/models")).status_code == 200
+    finally:
+        await editor.stop()
