@@ -104,6 +104,41 @@ async def test_lists_the_extensions_tools_with_their_schemas(vscode: VSCodeHost)
     assert {"editor_diagnostics", "editor_definition"} <= tools.keys(), sorted(tools)
 
 
+async def test_the_default_set_reads_and_never_runs_commands_or_writes(
+    vscode: VSCodeHost,
+) -> None:
+    """VS Code's own tools (real Copilot's and the workbench's): those that read are offered,
+    those that run commands or change files are not, nor called, unless tools.allow names
+    them (bridge/mcp/tool_classes.py)."""
+
+    async def act(session: ClientSession) -> tuple[set[str], Any]:
+        listed = {tool.name for tool in (await session.list_tools()).tools}
+        try:
+            await session.call_tool(
+                "run_in_terminal", {"command": "touch pwned", "explanation": ""}
+            )
+        except Exception as refused:  # the SDK raises the JSON-RPC error
+            return listed, refused
+        return listed, None
+
+    listed, refused = await with_session(vscode, act)
+    assert {"copilot_readFile", "copilot_findTextInFiles", "vscode_listCodeUsages"} <= listed
+    writers = {
+        "run_in_terminal",
+        "send_to_terminal",
+        "run_task",
+        "runTests",
+        "copilot_createFile",
+        "copilot_replaceString",
+        "copilot_applyPatch",
+        "vscode_editFile_internal",
+        "copilot_runVscodeCommand",
+        "copilot_installExtension",
+    }
+    assert not writers & listed, sorted(writers & listed)
+    assert refused is not None and "tools.allow" in str(refused), refused
+
+
 async def test_a_call_returns_the_tools_text(vscode: VSCodeHost) -> None:
     result = await call(vscode, "maestro_test_lookup", {"key": "alpha"})
     assert not result.is_error, result

@@ -25,6 +25,11 @@ WRITERS = [
     "copilot_runVscodeCommand",
     "copilot_installExtension",
     "copilot_fetchWebPage",
+    "vscode_editFile_internal",
+    "vscode_renameSymbol",
+    "runTests",
+    "runSubagent",
+    "get_terminal_output",
     "some_extension_tool",
 ]
 

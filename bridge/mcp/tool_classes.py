@@ -3,8 +3,9 @@ tools and VS Code's built-in tools that only read. Everything else (tools that r
 change files, other extensions' tools, the MCP servers configured in VS Code) is offered only
 when `tools.allow` names it (docs/editor-tools.md lists the built-in tools).
 
-Read-only is decided by exact name, from VS Code 1.139's built-in Copilot tools (the
-`languageModelTools` of its `copilot` extension and the workbench's own): `vscode.lm.tools`
+Read-only is decided by exact name, from the tools VS Code 1.139 lists in `vscode.lm.tools`
+with its built-in Copilot (the `languageModelTools` of its `copilot` extension and the
+workbench's own; docs/editor-tools.md has the whole list): `vscode.lm.tools`
 exposes only a name, a description, a schema and tags, and an extension chooses its tags
 freely, so a tag says nothing a stranger's tool could not also claim. A name VS Code later
 gives a new tool is not offered until it is named here or in `tools.allow`.
@@ -38,6 +39,8 @@ READ_ONLY_TOOLS = frozenset(
         "copilot_readNotebookCellOutput",
         "copilot_viewImage",
         "copilot_getVSCodeAPI",  # VS Code's API documentation
+        "vscode_listCodeUsages",  # references, definitions, implementations of a symbol
+        "testFailure",  # the last test run's failures
     }
 )
 
