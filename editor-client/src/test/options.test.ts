@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { buildInitializationOptions, LIMIT_NAMES, OPTIONAL_SETTINGS, toolsEnabled } from '../options';
+import { buildInitializationOptions, LIMIT_NAMES, OPTIONAL_SETTINGS, toolsEnabled, toolsKeyOff } from '../options';
 import { PROTOCOL_VERSION } from '../protocol';
 
 const endpoint = { host: '127.0.0.1', port: 23335, apiKey: '' };
@@ -131,6 +131,7 @@ describe('the tool options', () => {
   it('sends the tool settings the user set', () => {
     const { options, ignored } = buildInitializationOptions(endpoint, {
       'tools.enable': true,
+      'tools.requireKey': false,
       'tools.allow': ['editor_*', ' ', 'maestro_test_*'],
       'tools.deny': ['editor_hover'],
       'tools.timeoutSeconds': 2.5,
@@ -138,7 +139,7 @@ describe('the tool options', () => {
     });
     assert.deepEqual(ignored, []);
     assert.deepEqual(options.tools, {
-      enable: true, allow: ['editor_*', 'maestro_test_*'], deny: ['editor_hover'], timeoutSeconds: 2.5, maxResultChars: 5000,
+      enable: true, requireKey: false, allow: ['editor_*', 'maestro_test_*'], deny: ['editor_hover'], timeoutSeconds: 2.5, maxResultChars: 5000,
     });
   });
 
@@ -148,10 +149,16 @@ describe('the tool options', () => {
 
   it('ignores tool settings of the wrong type and says which', () => {
     const { options, ignored } = buildInitializationOptions(endpoint, {
-      'tools.enable': 'yes', 'tools.allow': 'editor_*', 'tools.deny': [1], 'tools.timeoutSeconds': '9', 'tools.maxResultChars': 1.5,
+      'tools.enable': 'yes', 'tools.requireKey': 'no', 'tools.allow': 'editor_*', 'tools.deny': [1], 'tools.timeoutSeconds': '9', 'tools.maxResultChars': 1.5,
     });
     assert.equal(options.tools, undefined);
-    assert.deepEqual(ignored, ['tools.enable', 'tools.allow', 'tools.deny', 'tools.timeoutSeconds', 'tools.maxResultChars']);
+    assert.deepEqual(ignored, ['tools.enable', 'tools.requireKey', 'tools.allow', 'tools.deny', 'tools.timeoutSeconds', 'tools.maxResultChars']);
+  });
+
+  it('turns the key off only when the user set requireKey to false', () => {
+    assert.equal(toolsKeyOff({ 'tools.requireKey': false }), true);
+    assert.equal(toolsKeyOff({ 'tools.requireKey': true }), false);
+    assert.equal(toolsKeyOff({}), false);
   });
 
   it('answers the tool methods only when the user turned tools on', () => {
