@@ -103,6 +103,9 @@ def _parser() -> argparse.ArgumentParser:
     tool_command.add_serve_options(serve)
     add_configure(sub)
     usage_command.add_usage_command(sub)
+    from bridge.access.command import add_key_command
+
+    add_key_command(sub)
     return parser
 
 
@@ -274,6 +277,10 @@ def main(argv: list[str] | None = None) -> int:
         from bridge.usage import command as usage_command
 
         return usage_command.run_usage(args)
+    if args.command == "key":
+        from bridge.access.command import run_key
+
+        return run_key(args)
     without_tls()  # as for `lsp`: before asyncio is imported
     from bridge.serve_run import run_serve  # the headless editor and its language server
 

@@ -14,6 +14,7 @@ import pytest
 from bridge.access import key_file
 from bridge.access.key_file import key_file_path, load_or_create_key, read_key, rotate_key
 from bridge.access.key_lookup import API_KEY_ENV, find_api_key
+from bridge.cli import main
 
 POSIX_ONLY = pytest.mark.skipif(sys.platform == "win32", reason="POSIX permission bits")
 
@@ -98,3 +99,23 @@ def test_a_key_is_found_flag_then_env_then_file(tmp_path: Path) -> None:
     assert find_api_key(None, env, path).origin == "env"  # type: ignore[union-attr]
     found = find_api_key(None, {}, path)
     assert found is not None and (found.key, found.origin, found.file) == (stored, "file", path)
+
+
+def test_the_key_command_says_where_shows_and_rotates(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Every platform's state folder inside tmp_path.
+    for name in ("XDG_STATE_HOME", "HOME", "USERPROFILE", "LOCALAPPDATA"):
+        monkeypatch.setenv(name, str(tmp_path))
+    path = key_file_path()
+    assert path.is_relative_to(tmp_path)
+    assert main(["key"]) == 0
+    assert capsys.readouterr().out == f"{path} has no key yet (serve --tools makes one).\n"
+    assert main(["key", "--show"]) == 0
+    shown = capsys.readouterr().out.strip()
+    assert shown == read_key(path)
+    assert main(["key", "--rotate"]) == 0
+    assert str(path) in capsys.readouterr().out
+    assert read_key(path) not in (None, shown)
+    assert main(["key"]) == 0
+    assert "holds the key" in capsys.readouterr().out

@@ -51,7 +51,7 @@ def key_lines(found: ServeKey) -> list[str]:
     if found.file is not None:
         return [
             f"API key (required on every request): in {found.file}",
-            f'  export MAESTRO_BRIDGE_API_KEY="$(cat {found.file})"   '
-            "(then `maestro-bridge configure ... --tools` writes it for the agents)",
+            '  export MAESTRO_BRIDGE_API_KEY="$(maestro-bridge key --show)"   '
+            "(agents read it from there; `maestro-bridge key --rotate` replaces it)",
         ]
     return []
