@@ -8,6 +8,7 @@ import json
 import os
 import stat
 import sys
+import time
 from pathlib import Path
 
 import httpx2
@@ -21,6 +22,14 @@ from test_mcp_inspector import AUTH_REQUIRED, INSPECTOR
 
 from bridge.cli import main
 from headless_editor.editor import HeadlessEditor
+
+
+def printed(server: BridgeServer, text: str) -> None:
+    """Waits for a line of serve's banner with `text` (it follows the "Listening" line)."""
+    deadline = time.monotonic() + 10
+    while not any(text in line for line in server.stdout_lines):
+        assert time.monotonic() < deadline, server.stdout_lines
+        time.sleep(0.05)
 
 
 def serve(factory: StartServer, state: Path, *flags: str) -> BridgeServer:
@@ -58,8 +67,8 @@ async def test_serve_tools_makes_a_key_and_the_sdk_needs_it(
     key = key_file.read_text().strip()
     if sys.platform != "win32":
         assert stat.S_IMODE(key_file.stat().st_mode) == 0o600
-    out = "\n".join(server.stdout_lines)
-    assert str(key_file) in out and key not in out  # where it is, never the key itself
+    printed(server, str(key_file))
+    assert not any(key in line for line in server.stdout_lines)  # where it is, never the key
     with pytest.raises(BaseException) as refused:
         await tool_names(server, None)
     assert 401 in _statuses(refused.value), refused.value
@@ -107,7 +116,7 @@ async def test_no_key_is_an_explicit_choice_that_warns(
 ) -> None:
     server = serve(bridge_server_factory, tmp_path, "--no-key")
     assert not (tmp_path / "maestro-bridge" / "api-key").exists()
-    assert any("WARNING: --no-key" in line for line in server.stdout_lines)
+    printed(server, "WARNING: --no-key")
     wait_for_log(server, r"WARNING bridge\.mcp\.key_guard: Editor tools are served WITHOUT")
     assert "sim_echo" in await tool_names(server, None)
 
