@@ -174,6 +174,21 @@ async def test_a_tool_asking_for_confirmation_shows_vscodes_dialog(
     assert not result.is_error and text_of(result) == "CONFIRMED-MARKER", result
 
 
+def show_status(host: VSCodeHost) -> str:
+    """Show Status's message, as a person reads it before clicking Show Logs."""
+    request = {"command": "maestroBridge.showStatus"}
+    request_id = host.send_control(request)
+    said = host.click("Show Logs")
+    host.control_answer(request_id, request, 30)
+    return said
+
+
+async def test_show_status_says_where_the_key_is(vscode: VSCodeHost) -> None:
+    said = show_status(vscode)
+    assert "secret storage" in said and "$MAESTRO_BRIDGE_API_KEY" in said, said
+    assert "Rotate API Key" in said, said
+
+
 async def test_rotating_makes_a_new_key_and_the_old_one_stops_working(
     vscode: VSCodeHost, tmp_path: Path
 ) -> None:
@@ -197,5 +212,6 @@ async def test_turning_the_key_off_serves_without_one_and_warns(
     request = {"tooltip": True}
     tooltip = str(vscode.control_answer(vscode.send_control(request), request, 30)["tooltip"])
     assert "WARNING: Editor tools are served WITHOUT an API key" in tooltip, tooltip
+    assert "WARNING: Editor tools are served WITHOUT an API key" in show_status(vscode)
     key, _ = terminal_env(vscode, tmp_path)
     assert key == "", key  # nothing to hand out
