@@ -128,11 +128,47 @@ async function configureClient<T extends FileOutcome & ToolsOutcome>(
       log.info(`Set ${SECTION}.tools.enable (global): true`);
     } catch (err) {
       void vscode.window.showWarningMessage(`Maestro Bridge could not turn on its editor tools: ${err instanceof Error ? err.message : String(err)}`);
+      return;
+    }
+    // With tools on, the bridge wants an API key (toolsKey.ts) on every request: once it runs
+    // with it, the client's configuration is written again so that it sends the key.
+    await controller.restart();
+    await whenServing(controller);
+    const again = endpointUrl(controller);
+    if (!again || !controller.python || !controller.settings.apiKey) return;
+    const rerun = configureArgs(spec.target, again, model.id, cheapModel ?? undefined, tools);
+    log.info(`$ ${controller.python} ${rerun.join(' ')} (again, with the API key)`);
+    try {
+      const rewritten = spec.parse(await runConfigure(controller.python, rerun, configureEnv(process.env, controller.settings.apiKey), neutralCwd(storage)));
+      for (const line of rewritten.report) log.info(line);
+      void vscode.window.showInformationMessage(`Maestro Bridge: editor tools on, with an API key; ${spec.client}'s configuration now sends it.`);
+    } catch (err) {
+      const why = err instanceof Error ? err.message : String(err);
+      log.error(`Configure ${spec.client} again: ${why}`);
+      void vscode.window.showWarningMessage(`Maestro Bridge turned on its tools, which need an API key, but could not configure ${spec.client} again: ${why}`);
     }
   });
 }
 
 const TURN_ON_TOOLS = 'Turn On Editor Tools';
+const SERVING_WAIT_MS = 30_000;
+
+/** Resolves once the bridge serves (its URL known) or failed, or after SERVING_WAIT_MS: a
+ * restart resolves when the server started, its URL follows in a notification. */
+function whenServing(controller: Controller): Promise<void> {
+  if (endpointUrlOf(controller.state)) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = (): void => {
+      clearTimeout(timer);
+      subscription.dispose();
+      resolve();
+    };
+    const timer = setTimeout(done, SERVING_WAIT_MS);
+    const subscription = controller.onDidChangeState((state) => {
+      if (endpointUrlOf(state) || state.kind === 'error' || state.kind === 'stopped') done();
+    });
+  });
+}
 
 const SCOPES: Record<Scope, vscode.ConfigurationTarget> = {
   global: vscode.ConfigurationTarget.Global,
