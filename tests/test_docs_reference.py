@@ -59,9 +59,9 @@ def test_every_setting_is_on_the_settings_page() -> None:
 def test_every_option_of_every_command_is_on_the_cli_page() -> None:
     page = (REPO_ROOT / "docs/reference/cli.md").read_text("utf-8")
     found = list(commands(parser()))
-    words = {" ".join(words) for words, _, _ in found}
-    assert {"lsp", "serve", "configure codex", "configure claude-code", "usage"} <= words
-    assert "configure gemini" in words
+    names = {" ".join(words) for words, _, _ in found}
+    assert {"lsp", "serve", "configure codex", "configure claude-code", "usage"} <= names
+    assert "configure gemini" in names
     options = 0
     for words, _, command in found:
         section = page.split(f"## `maestro-bridge {' '.join(words)}`\n", 1)[1].split("\n## ")[0]
