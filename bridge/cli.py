@@ -57,7 +57,7 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--script",
         metavar="FILE",
-        help="JSON rules that script the simulated model's replies (see README)",
+        help="JSON rules that script the simulated model's replies (docs/simulated-model.md)",
     )
     serve.add_argument(
         "--api-key",
