@@ -116,7 +116,7 @@ def _alias(text: str) -> tuple[str, str]:
 
 
 def _add_security_options(serve: argparse.ArgumentParser) -> None:
-    """Access and limits (README, Security); unset flags keep the settings' defaults."""
+    """Access and limits (docs/security.md); unset flags keep the settings' defaults."""
     serve.add_argument(
         "--allow-remote",
         action="store_true",
