@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from unittest import mock
@@ -75,11 +76,19 @@ def _rows(command: argparse.ArgumentParser) -> list[list[str]]:
         if not action.option_strings or action.help == argparse.SUPPRESS:
             continue
         names = ", ".join(_invocation(action, name) for name in action.option_strings)
-        help_text = formatter._expand_help(action) if action.help else ""
+        help_text = _plain(formatter._expand_help(action)) if action.help else ""
         if isinstance(action, argparse._AppendAction):
             help_text += " (repeatable)" if "repeatable" not in help_text else ""
         rows.append([names, _default(action), help_text])
     return rows
+
+
+def _plain(text: str) -> str:
+    """Help text as Markdown shows it: `*`, `_`, `<`, `[` and `]` escaped outside `code`."""
+    pieces = text.split("`")
+    for index in range(0, len(pieces), 2):  # the even pieces are outside backticks
+        pieces[index] = re.sub(r"([*_<>\[\]])", r"\\\1", pieces[index])
+    return "`".join(pieces)
 
 
 def _invocation(action: argparse.Action, name: str) -> str:
