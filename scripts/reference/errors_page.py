@@ -19,7 +19,7 @@ DIALECT_FOLDERS = {
 }
 OTHER_ENDPOINTS = {
     "usage": "`GET /v1/usage` (OpenAI's envelope)",
-    "mcp": "`/mcp`, the editor tools (OpenAI's envelope)",
+    "mcp": "`/mcp`, the editor tools (a JSON-RPC error, the code in `error.data.code`)",
 }
 EVERY_DIALECT = "Every dialect"
 HEADER = ["code", "status", "OpenAI `type`", "Anthropic `type`", "Gemini `status`", "raised in"]
