@@ -38,7 +38,7 @@ async def tools_off(request: web.Request) -> web.StreamResponse:
     raise ApiError(
         404,
         "The editor's tools are off. Start the bridge with `maestro-bridge serve --tools`, or "
-        "turn on the VS Code setting maestroBridge.tools.enable (README, Editor tools).",
+        "turn on the VS Code setting maestroBridge.tools.enable (docs/editor-tools.md).",
         code="tools_off",
     )
 

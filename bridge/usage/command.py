@@ -32,7 +32,7 @@ def add_serve_options(serve: argparse.ArgumentParser) -> None:
         "--usage-db",
         metavar="PATH",
         help="the usage ledger's SQLite file, shared by every bridge ('none': record nothing; "
-        "default: the user's state folder, see README, Usage and budgets)",
+        "default: the user's state folder, see docs/usage.md)",
     )
     serve.add_argument(
         "--usage-retention-days",

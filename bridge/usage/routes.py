@@ -1,5 +1,5 @@
-"""`GET /v1/usage`: the ledger's totals and groups over a span of days (README, Usage and
-budgets), behind the same key and Host/Origin rules as the API."""
+"""`GET /v1/usage`: the ledger's totals and groups over a span of days (docs/usage.md),
+behind the same key and Host/Origin rules as the API."""
 
 from __future__ import annotations
 
