@@ -107,7 +107,7 @@ asyncio.run(warm_up(app))  # as the language server does once it listens (lsp/en
 _HEADLESS_EDITOR = (
     """
 import json, sys
-from bridge.cli import _parser
+from bridge.cli import _parser, serve_options
 from bridge.plain_http import without_tls
 
 without_tls()  # as main() does
@@ -115,7 +115,7 @@ without_tls()  # as main() does
 args = _parser().parse_args(["serve", "--port", "0", "--usage-db", sys.argv[1]])
 from bridge.serve_run import prepare_headless
 
-prepared = prepare_headless(args)
+prepared = prepare_headless(args, serve_options(args))
 from bridge.stop_signals import install_stop_handlers
 from headless_editor.editor import HeadlessEditor
 
