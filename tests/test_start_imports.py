@@ -88,7 +88,7 @@ from bridge.plain_http import without_tls
 without_tls()  # as main() does
 from lsp.main import configure_logging
 from lsp.server import create_server
-from bridge.http.app import create_app
+from bridge.app import create_app
 from bridge.settings import BridgeSettings
 
 configure_logging()
@@ -156,7 +156,7 @@ def test_the_language_server_starts_without_what_only_some_requests_need(
 ) -> None:
     modules = _modules(_LANGUAGE_SERVER + _LOADED, tmp_path / "usage.sqlite")
     # The rebuild is what starts the endpoint: aiohttp, the dialects, pygls are all there.
-    assert {"aiohttp.web", "bridge.http.app", "bridge.anthropic.routes", "pygls"} <= modules
+    assert {"aiohttp.web", "bridge.app", "bridge.anthropic.routes", "pygls"} <= modules
     assert _too_early(modules) == []
     assert NO_TLS & modules == set()
     assert sorted(DEFERRED.keys() & modules) == []
