@@ -1,6 +1,6 @@
 """The HTTP endpoint's settings (from the editor's initialization options).
 
-Read by every layer above the core (docs/architecture.md), so it imports only the core: the
+Read by the layers above it (docs/architecture.md), so it imports only the core: the
 request limits (bridge/core/limits.py), model names, the budgets' syntax. Where the usage ledger
 is by default is bridge/usage/location.py's `ledger_path`.
 """
