@@ -277,7 +277,7 @@ def main(argv: list[str] | None = None) -> int:
     without_tls()  # as for `lsp`: before asyncio is imported
     from bridge.serve_run import run_serve  # the headless editor and its language server
 
-    return run_serve(args, spawned)
+    return run_serve(args, serve_options(args), spawned)
 
 
 def _run_lsp() -> int:

@@ -50,4 +50,4 @@ def mount(app: web.Application, settings: BridgeSettings, host: ToolHost | None)
         return
     from bridge.mcp import server
 
-    server.mount(app, settings, host)
+    server.mount(app, settings, host, MCP_PATH)

@@ -11,7 +11,8 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
-from bridge.configure.user_home import user_home
+from bridge.settings import UsageSettings
+from bridge.user_home import user_home
 
 FILE_NAME = "usage.sqlite3"
 APP_FOLDER = "maestro-bridge"
@@ -32,3 +33,10 @@ def default_usage_path(
     else:
         base = Path(environ.get("XDG_STATE_HOME") or home / ".local" / "state")
     return base / APP_FOLDER / FILE_NAME
+
+
+def ledger_path(usage: UsageSettings) -> Path | None:
+    """The ledger's file the settings name, or None when it is off ("none")."""
+    if usage.database.strip().lower() == "none":
+        return None
+    return Path(usage.database).expanduser() if usage.database.strip() else default_usage_path()
