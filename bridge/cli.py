@@ -57,7 +57,7 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--script",
         metavar="FILE",
-        help="JSON rules that script the simulated model's replies (see README)",
+        help="JSON rules that script the simulated model's replies (docs/simulated-model.md)",
     )
     serve.add_argument(
         "--api-key",
@@ -119,7 +119,7 @@ def _alias(text: str) -> tuple[str, str]:
 
 
 def _add_security_options(serve: argparse.ArgumentParser) -> None:
-    """Access and limits (README, Security); unset flags keep the settings' defaults."""
+    """Access and limits (docs/security.md); unset flags keep the settings' defaults."""
     serve.add_argument(
         "--allow-remote",
         action="store_true",
@@ -284,7 +284,7 @@ def main(argv: list[str] | None = None) -> int:
     without_tls()  # as for `lsp`: before asyncio is imported
     from bridge.serve_run import run_serve  # the headless editor and its language server
 
-    return run_serve(args, spawned)
+    return run_serve(args, serve_options(args), spawned)
 
 
 def _run_lsp() -> int:

@@ -16,7 +16,6 @@ import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from bridge.cli import serve_options
 from bridge.heap_tuning import keep_large_buffers
 from bridge.mcp import command as tool_command
 
@@ -24,17 +23,23 @@ if TYPE_CHECKING:
     from headless_editor.adopted_process import ServerProcess
 
 
-def run_serve(args: argparse.Namespace, spawned: subprocess.Popen[bytes] | None = None) -> int:
-    """`maestro-bridge serve`: until stopped; the exit code. `spawned`: the language server,
-    if bridge/cli.py spawned it before parsing the flags (headless_editor/spawn.py)."""
+def run_serve(
+    args: argparse.Namespace,
+    options: dict[str, Any],
+    spawned: subprocess.Popen[bytes] | None = None,
+) -> int:
+    """`maestro-bridge serve`: until stopped; the exit code. `options`: the language server's
+    initializationOptions the flags make (bridge/cli.py's `serve_options`, passed in so that
+    this module does not import the CLI that imports it). `spawned`: the language server, if
+    bridge/cli.py spawned it before parsing the flags (headless_editor/spawn.py)."""
     try:
-        return asyncio.run(_serve_spawned_first(args, spawned))
+        return asyncio.run(_serve_spawned_first(args, options, spawned))
     except KeyboardInterrupt:
         return 130
 
 
 async def _serve_spawned_first(
-    args: argparse.Namespace, spawned: subprocess.Popen[bytes] | None
+    args: argparse.Namespace, options: dict[str, Any], spawned: subprocess.Popen[bytes] | None
 ) -> int:
     """The language server is spawned before anything else: its imports (most of the start-up
     time) run on the other core while this process imports, checks the flags and builds the
@@ -49,7 +54,7 @@ async def _serve_spawned_first(
 
         process = await spawn_language_server()
     try:
-        prepared = prepare_headless(args)
+        prepared = prepare_headless(args, options)
     except BaseException:
         await _discard(process)
         raise
@@ -74,7 +79,7 @@ class _Headless:
     key_lines: list[str]
 
 
-def prepare_headless(args: argparse.Namespace) -> _Headless | int:
+def prepare_headless(args: argparse.Namespace, options: dict[str, Any]) -> _Headless | int:
     """The options and script for the headless editor, or the exit code (2) when the script or
     the bind is wrong (the message is printed)."""
     # Nothing here imports pydantic (nor the bridge's settings): the language server checks
@@ -106,7 +111,7 @@ def prepare_headless(args: argparse.Namespace) -> _Headless | int:
     except BindRefused as exc:
         print(f"maestro-bridge: {exc}", file=sys.stderr)
         return 2
-    return _Headless(serve_options(args), script, key_lines(key))
+    return _Headless({**options, "apiKey": args.api_key}, script, key_lines(key))
 
 
 async def _run_headless(headless: _Headless, process: ServerProcess) -> int:

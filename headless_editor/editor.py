@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from bridge.core.counted_text import counted_text
 from bridge.core.parts import INPUT_TOO_LONG, CountInput, EditorError, ResponsePart, TextPart
 from headless_editor.chat_types import ChatRequest, chat_request, models_json
 from headless_editor.jsonrpc import INVALID_PARAMS, EditorConnection, RpcError
@@ -252,8 +251,7 @@ class HeadlessEditor:
     def _count_input(self, chat_id: str, request: ChatRequest, asked: CountInput) -> None:
         """`countInput`: the input counted as the chat starts and told to the server; past
         `maxTokens` the chat is refused before the model is asked (docs/protocol.md)."""
-        text, _ = counted_text(request.messages, request.tools)
-        tokens = self.model.count_tokens(text) + asked.imageTokens
+        tokens = self.model.count_input(request.messages, request.tools) + asked.imageTokens
         self.protocol.notify_raw(rpc.CHAT_INPUT, {"chatId": chat_id, "inputTokens": tokens})
         if 0 < asked.maxTokens < tokens:
             raise RpcError(

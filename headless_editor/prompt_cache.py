@@ -21,10 +21,12 @@ from __future__ import annotations
 
 import json
 from collections import deque
+from dataclasses import dataclass
 
 from bridge.core.parts import ChatMessage, DataPart, MessagePart, TextPart, ToolCallPart
 from headless_editor.cache_billing import EXACT, CachePolicy, billed
 from headless_editor.chat_types import ChatTool
+from headless_editor.message_memo import MessageMemo
 from headless_editor.tokens import IMAGE_TOKENS, PIECE, data_text
 
 MAX_ENTRIES = 32
@@ -61,19 +63,44 @@ class _Units:
         return "".join(self.chunks)
 
 
+@dataclass(frozen=True)
+class Rendering:
+    """A request's input as the provider reads it: `text` holds one `_END`-terminated unit per
+    token; `head_tokens` of them are the tools and system prompt (Copilot's first breakpoint)."""
+
+    text: str
+    head_tokens: int
+    tokens: int
+
+
+def rendering(messages: list[ChatMessage], tools: list[ChatTool], system: str = "") -> Rendering:
+    """The rendering of a request, its parts remembered per message (message_memo.py): an
+    agent's next request costs what it added, not its whole history again."""
+    head_text, head_tokens = _head_of((tools, system))
+    pieces = [head_text]
+    tokens = head_tokens
+    for message in messages:
+        text, count = _message_of(message)
+        pieces.append(text)
+        tokens += count
+    return Rendering("".join(pieces), head_tokens, tokens)
+
+
 def rendered(messages: list[ChatMessage], tools: list[ChatTool], system: str = "") -> str:
     """The request's input as the provider reads it, one `_END`-terminated unit per token."""
-    units = _Units()
-    _head(units, tools, system)
-    for message in messages:
-        units.mark(f"{message.role}:{message.name or ''}")
-        for part in message.content:
-            _part(units, part)
-    return units.joined()
+    return rendering(messages, tools, system).text
 
 
-def _head(units: _Units, tools: list[ChatTool], system: str) -> None:
+def _with_count(units: _Units) -> tuple[str, int]:
+    # A marker still pending (a part without tokens) ends the piece: joined with the next
+    # piece it lands on that piece's first token, as in one rendering of the whole request.
+    return units.joined() + units.marker, len(units.chunks)
+
+
+def _head(value: tuple[list[ChatTool], str]) -> tuple[str, int]:
     """What comes before the conversation: the tools, then the system prompt."""
+    tools, system = value
+    units = _Units()
     for tool in tools:
         units.mark("tool")
         units.text(tool.name)
@@ -84,6 +111,19 @@ def _head(units: _Units, tools: list[ChatTool], system: str) -> None:
     if system:
         units.mark("system")
         units.text(system)
+    return _with_count(units)
+
+
+def _message(message: ChatMessage) -> tuple[str, int]:
+    units = _Units()
+    units.mark(f"{message.role}:{message.name or ''}")
+    for part in message.content:
+        _part(units, part)
+    return _with_count(units)
+
+
+_head_of = MessageMemo(_head)
+_message_of = MessageMemo(_message)
 
 
 def _part(units: _Units, part: MessagePart) -> None:
@@ -156,9 +196,13 @@ class PromptCache:
     ) -> int:
         """The tokens of this request the cache serves under `policy`, from what a recent one
         shares from the start; remembers this one."""
-        text = rendered(messages, tools, system)
+        return self.cached(model, rendering(messages, tools, system), policy)
+
+    def cached(self, model: str, prompt: Rendering, policy: CachePolicy = EXACT) -> int:
+        """`cached_tokens` for a request already rendered."""
+        text = prompt.text
         # Breakpoints as Copilot sets them: after the tools and system prompt, and at the end.
-        breakpoints = (unit_count(rendered([], tools, system)), unit_count(text))
+        breakpoints = (prompt.head_tokens, prompt.tokens)
         recent = self._recent.setdefault(model, deque())
         best = max(
             (billed(policy, common_prefix_tokens(text, old), points) for old, points in recent),

@@ -23,6 +23,7 @@ from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
 from bridge.core.parts import (
+    ChatMessage,
     DataPart,
     EditorError,
     ResponsePart,
@@ -33,20 +34,19 @@ from bridge.core.parts import (
 from bridge.core.turn_notes import without_turn_note
 from headless_editor.bench_model import BENCH_MODEL, bench_reply
 from headless_editor.cache_billing import EXACT, exact_by_env, policy_for
-from headless_editor.chat_types import ChatRequest, ModelInfo, request_json
+from headless_editor.chat_types import ChatRequest, ChatTool, ModelInfo, request_json
 from headless_editor.copilot import Seen, copilot_view, rules_on_by_env
 from headless_editor.copilot.endpoint import uses_responses_api
+from headless_editor.input_count import input_tokens
 from headless_editor.placeholders import placeholder_input
-from headless_editor.prompt_cache import PromptCache
+from headless_editor.prompt_cache import PromptCache, rendering
 from headless_editor.reply_steps import EchoRequest, Fail, Pause, Reply
 from headless_editor.seen_record import record_seen
 from headless_editor.sim_models import MODELS, THINKING_MODELS, answering_model
 from headless_editor.sim_replies import default_reply, thinking
 from headless_editor.tokens import (
-    count_message_tokens,
     count_tokens,
     count_tool_call_tokens,
-    count_tool_tokens,
     split_tokens,
 )
 
@@ -72,6 +72,10 @@ class SimulatedModel:
 
     def count_tokens(self, text: str) -> int:
         return count_tokens(text)
+
+    def count_input(self, messages: list[ChatMessage], tools: list[ChatTool]) -> int:
+        """The tokens of `countInput`'s counted text (docs/protocol.md)."""
+        return input_tokens(messages, tools)
 
     async def respond(
         self, request: ChatRequest, rules: Script | None = None
@@ -127,14 +131,11 @@ class SimulatedModel:
                 await asyncio.sleep(0)  # a point where a cancelled request stops
                 yield piece
         await asyncio.sleep(0)
-        system = seen.system
-        prompt = count_tokens(system) + count_message_tokens(request.messages)
-        prompt += count_tool_tokens(request.tools)
+        rendered = seen.prompt or rendering(request.messages, request.tools, seen.system)
+        prompt = rendered.tokens  # tools, system prompt and messages, as tokens.py counts them
         billing = self.copilot_rules and not self.exact_cache
         policy = policy_for(model.family) if billing else EXACT
-        cached = self.prompt_cache.cached_tokens(
-            model.id, request.messages, request.tools, policy, system
-        )
+        cached = self.prompt_cache.cached(model.id, rendered, policy)
         if self.copilot_rules and uses_responses_api(model):
             self._responses += 1
             yield _stateful_marker(model.id, self._responses)

@@ -13,7 +13,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
 from bridge import __version__
-from bridge.http.app import create_app
+from bridge.app import create_app
 from bridge.log_redaction import redact_logs
 from bridge.settings import BridgeSettings
 from lsp import rpc

@@ -14,10 +14,10 @@ from bridge.anthropic.protocol import MessagesRequest
 from bridge.anthropic.wire import MessagesBody
 from bridge.core.backend import ModelInfo
 from bridge.core.errors import ApiError
+from bridge.core.limits import Limits
 from bridge.core.request_limits import check_request_shape
 from bridge.core.strict_json import JsonInputError, decode
 from bridge.core.validation_errors import json_object
-from bridge.settings import Limits
 
 MODEL = ModelInfo(id="sim-echo")
 LIMITS = Limits()

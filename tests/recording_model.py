@@ -11,8 +11,9 @@ import contextlib
 from collections.abc import AsyncIterator
 from typing import Any
 
-from bridge.core.parts import DataPart, EditorError, ResponsePart, TextPart
-from headless_editor.chat_types import ChatRequest, ModelInfo
+from bridge.core.counted_text import counted_text
+from bridge.core.parts import ChatMessage, DataPart, EditorError, ResponsePart, TextPart
+from headless_editor.chat_types import ChatRequest, ChatTool, ModelInfo
 from headless_editor.editor import HeadlessEditor
 from headless_editor.script import Script
 from headless_editor.simulated_model import SimulatedModel
@@ -34,6 +35,11 @@ class RecordingModel(SimulatedModel):
     def count_tokens(self, text: str) -> int:
         self.counted.append(text)
         return super().count_tokens(text)
+
+    def count_input(self, messages: list[ChatMessage], tools: list[ChatTool]) -> int:
+        # The editor counts `countInput` a message at a time: recorded as the one text it counts.
+        self.counted.append(counted_text(messages, tools)[0])
+        return super().count_input(messages, tools)
 
     def models(self) -> list[ModelInfo]:
         return [*super().models(), ModelInfo(id="slow", name="Slow", maxInputTokens=1000)]

@@ -25,10 +25,11 @@ from fixture_files import claude_code_captures
 from bench import conversation
 from bench.dialect_bodies import anthropic_body
 from bridge.anthropic.body import PATHS, fast_body
+from bridge.app import create_app
 from bridge.core.backend import ChatRequest, CountInput, ModelInfo, ResponsePart, TextPart
 from bridge.core.errors import ApiError
-from bridge.http.app import create_app
-from bridge.settings import BridgeSettings, Limits
+from bridge.core.limits import Limits
+from bridge.settings import BridgeSettings
 
 # --------------------------------------------------------------------------- ordinary bodies
 

@@ -62,8 +62,8 @@ def test_a_minimal_request() -> None:
 
 def test_options_map_to_the_editor() -> None:
     got = plan(temperature=0.2, top_p=0.9, top_k=40, stream=True, stop_sequences=["END", "\n\n"])
-    # Copilot's keys only: top_p has no way through (README); the stop sequences are cut by
-    # the bridge alone, so that the answer can say which one ended it (`stop_sequence`).
+    # Copilot's keys only: top_p has no way through (docs/github-copilot.md); the stop sequences
+    # are cut by the bridge alone, so that the answer can say which one ended it (`stop_sequence`).
     assert got.chat.modelOptions == {"max_tokens": 100, "temperature": 0.2}
     assert got.stream is True and got.stop_sequences == ["END", "\n\n"]
 

@@ -14,7 +14,7 @@ from budget_ledger import seed, usage_row
 
 from bridge.budgets import guard as guard_module
 from bridge.budgets.guard import BudgetGuard
-from bridge.budgets.spec import Budget
+from bridge.core.budget_spec import Budget
 from bridge.core.errors import ApiError
 from bridge.usage.ledger import UsageLedger
 

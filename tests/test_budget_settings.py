@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from bridge.budgets.spec import Budget, BudgetSyntaxError, parse_budget, period_bounds
+from bridge.core.budget_spec import Budget, BudgetSyntaxError, parse_budget, period_bounds
 from bridge.core.editor_failures import Failure
 from bridge.core.fallback import falls_back
 from bridge.settings import BridgeSettings

@@ -130,7 +130,8 @@ def test_sampling_options_map_to_copilots_keys() -> None:
         frequency_penalty=0.5,
         presence_penalty=-0.5,
     )
-    # top_p has no way through Copilot (README); the effort goes in modelConfiguration.
+    # top_p has no way through Copilot (docs/github-copilot.md); the effort goes in
+    # modelConfiguration.
     assert got.chat.modelOptions == {
         "max_tokens": 80,
         "temperature": 1.5,

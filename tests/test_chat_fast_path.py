@@ -38,9 +38,9 @@ from bridge.core import strict_json
 from bridge.core.backend import ModelInfo
 from bridge.core.chat_request import editor_chat
 from bridge.core.errors import ApiError, invalid_request
+from bridge.core.limits import Limits
 from bridge.core.request_limits import check_request_shape
 from bridge.core.validation_errors import json_object, validated
-from bridge.settings import Limits
 from lsp.chat_json import chat_params_json
 
 MODEL = ModelInfo(id="sim-echo", maxInputTokens=1_000_000)

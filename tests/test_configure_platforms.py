@@ -22,7 +22,7 @@ from bridge.configure.claude_settings import claude_config_dir
 from bridge.configure.codex_toml import codex_home
 from bridge.configure.config_file import in_line_endings_of, write_config
 from bridge.configure.gemini_settings import gemini_dir
-from bridge.configure.user_home import user_home
+from bridge.user_home import user_home
 
 if sys.version_info >= (3, 11):
     import tomllib

@@ -92,7 +92,7 @@ async def test_an_agent_message_without_content_says_who_wrote_to_whom(
         assert counted["input_tokens"] > 0, json.dumps(counted)
 
 
-async def test_parts_the_bridge_cannot_pass_become_the_note_the_readme_documents(
+async def test_parts_the_bridge_cannot_pass_become_the_note_the_docs_document(
     bridge_server_factory: StartServer,
 ) -> None:
     server = bridge_server_factory()
@@ -109,9 +109,9 @@ async def test_parts_the_bridge_cannot_pass_become_the_note_the_readme_documents
             assert reply.status == 200, answer
             said = answer["output"][0]["content"][0]["text"]
             assert said == f"You said: {reaches_the_model}", said
-    # What the model got is what README's Responses mapping says, with the reasons for it.
-    readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
-    mapping = readme.split("## How requests are mapped", 1)[1].split("\n## ", 1)[0]
+    # What the model got is what the Responses mapping page says, with the reasons for it.
+    page = (REPO_ROOT / "docs/mapping/responses.md").read_text(encoding="utf-8")
+    mapping = page.split("## How requests are mapped", 1)[1].split("\n## ", 1)[0]
     flat = " ".join(mapping.split())
     assert "**Parts the editor cannot take, and `encrypted_content` parts.**" in flat
     assert f"`{note}`" in flat

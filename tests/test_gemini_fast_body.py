@@ -24,13 +24,14 @@ from bench.dialect_bodies import encoded
 from bridge.core import strict_json
 from bridge.core.backend import ChatMessage, ModelInfo
 from bridge.core.errors import ApiError
+from bridge.core.limits import Limits
 from bridge.gemini.body import exact_request, fast_request
 from bridge.gemini.convert import editor_messages
 from bridge.gemini.fields import validated
 from bridge.gemini.plan import plan_generate
 from bridge.gemini.protocol import GenerateContentRequest
 from bridge.gemini.wire import GenerateContentRequest as WireRequest
-from bridge.settings import BridgeSettings, Limits
+from bridge.settings import BridgeSettings
 from lsp.chat_json import chat_params_json
 
 LIMITS = BridgeSettings().limits

@@ -13,11 +13,12 @@ import pytest
 from aiohttp.test_utils import TestClient, TestServer
 from test_gemini_fast_body import CAPTURES, LIMITS, MODEL, PNG, capture_body, exact_outcome, planned
 
+from bridge.app import create_app
 from bridge.core.backend import ChatRequest, ModelInfo, ResponsePart, TextPart
+from bridge.core.limits import Limits
 from bridge.gemini import body as gemini_body
 from bridge.gemini.body import fast_request
-from bridge.http.app import create_app
-from bridge.settings import BridgeSettings, Limits
+from bridge.settings import BridgeSettings
 
 
 class Recording:

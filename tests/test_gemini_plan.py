@@ -170,7 +170,8 @@ def test_generation_config_options_and_thinking() -> None:
             "thinkingConfig": {"includeThoughts": True, "thinkingBudget": 8000},
         }
     )
-    # Copilot's keys only (topP has no way through: README); the effort in modelConfiguration.
+    # Copilot's keys only (topP has no way through: docs/github-copilot.md); the effort in
+    # modelConfiguration.
     assert got.chat.modelOptions == {
         "presence_penalty": 0.5,
         "frequency_penalty": 0.25,

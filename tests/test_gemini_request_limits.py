@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from bridge.core.errors import ApiError
+from bridge.core.limits import Limits
 from bridge.core.request_limits import check_request_shape
-from bridge.settings import Limits
 
 
 def declarations(count: int, key: str = "functionDeclarations") -> dict[str, object]:

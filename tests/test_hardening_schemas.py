@@ -31,9 +31,9 @@ from conftest import BridgeServer, running_bridge_server
 from samples import output_text
 from spec_validation import parse_sse, validate_response, validate_stream
 
+from bridge.app import create_app
 from bridge.core.backend import ChatRequest, ModelInfo, ResponsePart, TextPart
 from bridge.core.schema_check import SafeSchema, Unchecked
-from bridge.http.app import create_app
 from bridge.settings import BridgeSettings
 
 TIMEOUT = aiohttp.ClientTimeout(total=60)

@@ -45,9 +45,9 @@ from bridge.core.image_tokens import (
     image_size,
     image_tokens,
 )
+from bridge.core.limits import Limits
 from bridge.core.request_limits import check_request_shape, json_shape
 from bridge.core.token_limits import enforce_count_input, input_too_long, limit_context
-from bridge.settings import Limits
 
 MIB = 1024 * 1024
 TIMEOUT = aiohttp.ClientTimeout(total=120)

@@ -19,8 +19,8 @@ from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
 
 from bridge.anthropic.errors import anthropic_error_body
+from bridge.app import errors_middleware
 from bridge.http import error_shapes
-from bridge.http.app import errors_middleware
 from bridge.http.lazy_handler import DEFERRED_MODULES, lazy_handler, warm_up
 
 # The module's import takes this long (in its worker thread): long enough that the requests

@@ -23,6 +23,7 @@ from responses_legacy_convert import legacy_editor_messages, legacy_to_chat_mess
 
 from bridge.core import strict_json
 from bridge.core.errors import ApiError
+from bridge.core.limits import Limits
 from bridge.core.request_limits import check_request_shape
 from bridge.responses.body import PATHS, _converted, certain, create_request, fast_body
 from bridge.responses.compaction_codec import encode_summary
@@ -32,7 +33,7 @@ from bridge.responses.request import CreateResponseRequest, parse_create_request
 from bridge.responses.response_object import new_response
 from bridge.responses.tools import plan_request_tools
 from bridge.responses.wire import TYPED_DEPTH, UNREAD, CreateBody, from_validated
-from bridge.settings import BridgeSettings, Limits
+from bridge.settings import BridgeSettings
 
 LIMITS = BridgeSettings().limits
 TIGHT = LIMITS.model_copy(update={"maxInputItems": 6, "maxTools": 3, "maxJsonDepth": 8})

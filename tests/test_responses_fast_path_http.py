@@ -20,11 +20,11 @@ from test_responses_fast_path import (
     outcome,
 )
 
+from bridge.app import create_app
 from bridge.core import strict_json
 from bridge.core.backend import ChatRequest, ModelInfo, ResponsePart, TextPart
 from bridge.core.errors import ApiError
 from bridge.core.strict_json import JsonInputError
-from bridge.http.app import create_app
 from bridge.responses.body import PATHS
 from bridge.responses.request import CreateResponseRequest
 from bridge.responses.responder import plan_response

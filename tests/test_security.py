@@ -16,7 +16,7 @@ from aiohttp.test_utils import TestClient, TestServer
 from conftest import REPO_ROOT, BridgeServer, StartServer
 from processes import SESSION_ENV, run
 
-from bridge.http.app import create_app
+from bridge.app import create_app
 from bridge.http.bind_policy import BindRefused, check_bind, is_loopback_host
 from bridge.http.security import AccessPolicy
 from bridge.settings import BridgeSettings

@@ -12,9 +12,9 @@ import aiohttp
 import pytest
 
 from bridge.core.errors import ApiError
+from bridge.core.limits import Limits
 from bridge.core.parts import ResponsePart, TextPart
 from bridge.core.request_limits import check_request_shape, json_depth_exceeded
-from bridge.settings import Limits
 from headless_editor.chat_types import ChatRequest, ModelInfo
 from headless_editor.editor import HeadlessEditor
 from headless_editor.script import Script

@@ -88,7 +88,7 @@ from bridge.plain_http import without_tls
 without_tls()  # as main() does
 from lsp.main import configure_logging
 from lsp.server import create_server
-from bridge.http.app import create_app
+from bridge.app import create_app
 from bridge.settings import BridgeSettings
 
 configure_logging()
@@ -107,7 +107,7 @@ asyncio.run(warm_up(app))  # as the language server does once it listens (lsp/en
 _HEADLESS_EDITOR = (
     """
 import json, sys
-from bridge.cli import _parser
+from bridge.cli import _parser, serve_options
 from bridge.plain_http import without_tls
 
 without_tls()  # as main() does
@@ -115,7 +115,7 @@ without_tls()  # as main() does
 args = _parser().parse_args(["serve", "--port", "0", "--usage-db", sys.argv[1]])
 from bridge.serve_run import prepare_headless
 
-prepared = prepare_headless(args)
+prepared = prepare_headless(args, serve_options(args))
 from bridge.stop_signals import install_stop_handlers
 from headless_editor.editor import HeadlessEditor
 
@@ -156,7 +156,7 @@ def test_the_language_server_starts_without_what_only_some_requests_need(
 ) -> None:
     modules = _modules(_LANGUAGE_SERVER + _LOADED, tmp_path / "usage.sqlite")
     # The rebuild is what starts the endpoint: aiohttp, the dialects, pygls are all there.
-    assert {"aiohttp.web", "bridge.http.app", "bridge.anthropic.routes", "pygls"} <= modules
+    assert {"aiohttp.web", "bridge.app", "bridge.anthropic.routes", "pygls"} <= modules
     assert _too_early(modules) == []
     assert NO_TLS & modules == set()
     assert sorted(DEFERRED.keys() & modules) == []

@@ -8,9 +8,9 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bridge.core.limits import Limits
 from bridge.core.request_limits import json_shape
 from bridge.core.typed_body import TypedBody, most_values
-from bridge.settings import Limits
 
 values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),

@@ -23,8 +23,8 @@ from typing import Any
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
+from bridge.app import create_app
 from bridge.core.backend import ChatRequest, DataPart, ModelInfo, ResponsePart, TextPart
-from bridge.http.app import create_app
 from bridge.settings import BridgeSettings, UsageSettings
 from bridge.usage import wiring
 from bridge.usage.ledger import UsageLedger

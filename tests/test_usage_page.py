@@ -224,7 +224,7 @@ async def test_usage_page_with_an_api_key_in_the_fragment(tmp_path: Path) -> Non
         assert KEY not in server.stderr_text()
 
 
-# The `budgets` array as GET /v1/usage documents it (README, Usage and budgets); the budgets
+# The `budgets` array as GET /v1/usage documents it (docs/usage.md); the budgets
 # themselves come from their own part of issue 29, so here the browser adds them to the real
 # server's body on its way to the page, to check how the page shows each state.
 BUDGETS = [

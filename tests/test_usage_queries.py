@@ -49,7 +49,7 @@ def first_capture(folder: str, pattern: str) -> CIMultiDict[str]:
         ("claude_code", "text-default-1.json", "claude-code"),
         ("gemini_cli", "text-auto-1.json", "gemini-cli"),
         # Aider talks through LiteLLM and the openai SDK and sends that SDK's User-Agent only
-        # (README, Usage and budgets, says so): it is counted as the SDK.
+        # (docs/usage.md says so): it is counted as the SDK.
         ("aider", "diff-gpt-4.1-1.json", "openai-sdk"),
     ],
 )

@@ -14,8 +14,8 @@ from aiohttp.test_utils import TestClient, TestServer
 from test_usage_queries import D1, D2, D3, KNOWN, ledger_with
 from test_usage_tool_calls import CALLS, REQUESTS, ledger_with_calls
 
+from bridge.app import create_app
 from bridge.core.backend import ChatRequest, ModelInfo
-from bridge.http.app import create_app
 from bridge.settings import BridgeSettings, UsageSettings
 
 

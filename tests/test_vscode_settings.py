@@ -12,7 +12,8 @@ import annotated_types
 import pytest
 from pydantic.fields import FieldInfo
 
-from bridge.settings import BridgeSettings, Limits, UsageSettings
+from bridge.core.limits import Limits
+from bridge.settings import BridgeSettings, UsageSettings
 
 PACKAGE_JSON = Path(__file__).resolve().parents[1] / "editor-client" / "package.json"
 TOP_LEVEL = [

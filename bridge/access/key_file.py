@@ -1,5 +1,5 @@
 """The bridge's generated API key: one file, `api-key`, in the user's state folder
-(bridge/usage/location.py), readable by its owner only.
+(bridge/access/state_folder.py), readable by its owner only.
 
 `serve --tools` without `--api-key` / `$MAESTRO_BRIDGE_API_KEY` creates it at first use and
 reads it ever after, so agents configured once keep working across restarts; `maestro-bridge
@@ -19,7 +19,7 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
-from bridge.usage.location import state_folder
+from bridge.access.state_folder import state_folder
 
 log = logging.getLogger(__name__)
 

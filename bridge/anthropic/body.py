@@ -18,8 +18,8 @@ import msgspec
 from bridge.anthropic.options import log_ignored
 from bridge.anthropic.wire import MessagesBody
 from bridge.core.json_depth import within_depth
+from bridge.core.limits import Limits
 from bridge.core.typed_body import TypedBody
-from bridge.settings import Limits
 
 TYPED = TypedBody(MessagesBody)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from bridge.budgets.spec import BudgetSyntaxError, parse_budget
+from bridge.core.budget_spec import BudgetSyntaxError, parse_budget
 
 
 def _tokens(text: str) -> int:

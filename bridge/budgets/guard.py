@@ -18,10 +18,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from aiohttp import web
-
 from bridge.budgets.refusal import budget_exceeded
-from bridge.budgets.spec import WARNING_SHARE, Budget, period_bounds
+from bridge.core.budget_spec import WARNING_SHARE, Budget, period_bounds
 from bridge.usage.ledger import UsageLedger, open_for_reading
 from bridge.usage.queries import tokens_used
 from bridge.usage.rows import UsageRow
@@ -101,6 +99,10 @@ class BudgetGuard:
             BudgetUse(budget, reading.used[i] + reading.added[i], reading.resets[i])
             for i, budget in enumerate(self.budgets)
         ]
+
+    async def report(self) -> list[dict[str, Any]]:
+        """Every budget's use as `GET /v1/usage` shows it (bridge/usage/routes.py)."""
+        return [use.as_json() for use in await self.uses()]
 
     async def check(self, client: str, model: str) -> None:
         """Raises the 429 `budget_exceeded` when a budget counting this request is spent."""
@@ -207,6 +209,3 @@ class BudgetGuard:
                     budget.limit,
                     reading.resets[index].isoformat(timespec="seconds"),
                 )
-
-
-BUDGET_GUARD: web.AppKey[BudgetGuard] = web.AppKey("budget_guard", BudgetGuard)

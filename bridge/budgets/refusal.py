@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from datetime import datetime
 
-from bridge.budgets.spec import Budget
+from bridge.core.budget_spec import Budget
 from bridge.core.errors import ApiError
 
 CODE = "budget_exceeded"

@@ -7,10 +7,11 @@ from collections.abc import Awaitable, Callable
 
 from aiohttp import web
 
-from bridge.budgets.guard import BUDGET_GUARD, BudgetGuard
+from bridge.budgets.guard import BudgetGuard
 from bridge.core.admission import set_check
 from bridge.settings import BridgeSettings
 from bridge.usage.meter import USAGE_LEDGER
+from bridge.usage.routes import BUDGET_REPORT
 
 log = logging.getLogger(__name__)
 
@@ -31,7 +32,7 @@ def install(app: web.Application, settings: BridgeSettings) -> None:
         return
     guard = BudgetGuard(budgets, ledger)
     ledger.listeners.append(guard.note)
-    app[BUDGET_GUARD] = guard
+    app[BUDGET_REPORT] = guard.report
 
     @web.middleware
     async def check_budgets(request: web.Request, handler: Handler) -> web.StreamResponse:

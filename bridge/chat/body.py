@@ -18,10 +18,10 @@ from aiohttp import web
 from bridge.chat import wire
 from bridge.chat.exact import parse_completion_request
 from bridge.chat.options import log_ignored_keys
+from bridge.core.limits import Limits
 from bridge.core.request_limits import check_request_shape
 from bridge.core.typed_body import within_depth
 from bridge.http.json_body import read_json
-from bridge.settings import Limits
 
 log = logging.getLogger(__name__)
 

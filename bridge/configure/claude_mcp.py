@@ -24,7 +24,7 @@ from pathlib import Path
 from bridge.configure.claude_settings import claude_config_dir
 from bridge.configure.config_file import Change, json_object, json_text
 from bridge.configure.mcp_server import MCP_SERVER_NAME, McpServer, merge_json_server
-from bridge.configure.user_home import user_home
+from bridge.user_home import user_home
 
 AUTHORIZATION_KEY = f"mcpServers.{MCP_SERVER_NAME}.headers.Authorization"
 # Keys of Claude Code's stdio servers: the entry is an HTTP server's.

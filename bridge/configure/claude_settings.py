@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bridge.configure.config_file import Change, ConfigError, json_object, json_text
-from bridge.configure.user_home import user_home
+from bridge.user_home import user_home
 
 AUTH_TOKEN_KEY = "ANTHROPIC_AUTH_TOKEN"
 # Sent when the bridge wants no key: Claude Code needs some credential to start without a

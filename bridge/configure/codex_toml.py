@@ -32,7 +32,7 @@ from tomlkit.exceptions import TOMLKitError
 
 from bridge.configure.config_file import Change, ConfigError, set_value
 from bridge.configure.mcp_server import MCP_SERVER_NAME
-from bridge.configure.user_home import user_home
+from bridge.user_home import user_home
 
 PROVIDER_ID = "maestro"
 PROVIDER_NAME = "Maestro Bridge"

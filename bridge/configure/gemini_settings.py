@@ -39,7 +39,7 @@ from typing import Any
 
 from bridge.configure.config_file import Change, ConfigError, json_object, json_text
 from bridge.configure.mcp_server import McpServer, merge_json_server
-from bridge.configure.user_home import user_home
+from bridge.user_home import user_home
 
 AUTH_TYPE = "gemini-api-key"
 AUTH_KEY_PATH = ("security", "auth", "selectedType")

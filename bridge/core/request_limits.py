@@ -17,7 +17,7 @@ from aiohttp import web
 
 from bridge.core.backend import Backend, ChatRequest, EditorError, ModelInfo, ResponsePart
 from bridge.core.errors import ApiError, invalid_request
-from bridge.settings import Limits
+from bridge.core.limits import Limits
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 

@@ -32,8 +32,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from bridge.core.errors import ApiError, invalid_request
+from bridge.core.limits import DEFAULT_ANSWER_CHECK_SECONDS
 from bridge.core.unchecked import Unchecked
-from bridge.settings import DEFAULT_ANSWER_CHECK_SECONDS
 
 if TYPE_CHECKING:
     from jsonschema.protocols import Validator

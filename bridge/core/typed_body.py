@@ -18,8 +18,8 @@ from typing import Any, Generic, TypeVar
 
 import msgspec
 
+from bridge.core.limits import Limits
 from bridge.core.request_limits import json_depth_exceeded
-from bridge.settings import Limits
 
 T = TypeVar("T")
 

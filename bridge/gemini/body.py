@@ -18,6 +18,7 @@ from aiohttp import web
 from msgspec import UNSET
 
 from bridge.core.key_names import shown_keys
+from bridge.core.limits import Limits
 from bridge.core.request_limits import check_request_shape
 from bridge.core.typed_body import within_depth
 from bridge.gemini.plan import parse_generate_request
@@ -28,7 +29,6 @@ from bridge.gemini.wire import (
     GenerateContentRequest,
 )
 from bridge.http.json_body import read_json
-from bridge.settings import Limits
 
 log = logging.getLogger("bridge.gemini.options")  # where the exact path logs the same lines
 

@@ -18,8 +18,8 @@ from __future__ import annotations
 from aiohttp import web
 
 from bridge.core.errors import ApiError
+from bridge.core.limits import Limits
 from bridge.core.request_limits import RETRY_AFTER_SECONDS
-from bridge.settings import Limits
 
 
 class BodyBudget:

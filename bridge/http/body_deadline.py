@@ -20,9 +20,9 @@ from aiohttp import web
 from aiohttp.typedefs import Middleware
 
 from bridge.core.errors import ApiError, invalid_request
+from bridge.core.limits import Limits
 from bridge.http.body_budget import BodyBudget, Reservation
 from bridge.http.error_shapes import error_response
-from bridge.settings import Limits
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 

@@ -35,7 +35,7 @@ from aiohttp import web
 from aiohttp.web_request import BaseRequest
 
 from bridge.core.errors import ApiError
-from bridge.settings import Limits
+from bridge.core.limits import Limits
 
 log = logging.getLogger(__name__)
 

@@ -17,8 +17,8 @@ from typing import Any
 from aiohttp import web
 
 from bridge.core.errors import ApiError
+from bridge.core.limits import Limits
 from bridge.http.write_bounds import ClientStuck, WriteBounds
-from bridge.settings import Limits
 
 Event = dict[str, Any]
 Frames = Callable[[list[Event]], bytes]

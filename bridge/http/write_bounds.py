@@ -15,7 +15,7 @@ import sys
 from collections.abc import Awaitable
 from typing import TypeVar
 
-from bridge.settings import Limits
+from bridge.core.limits import Limits
 
 log = logging.getLogger(__name__)
 

@@ -1,2 +1,2 @@
-"""The MCP server at /mcp: the editor's tools and language features for agents (README
-"Editor tools"), over Streamable HTTP, answered by the editor (docs/protocol.md)."""
+"""The MCP server at /mcp: the editor's tools and language features for agents
+(docs/editor-tools.md), over Streamable HTTP, answered by the editor (docs/protocol.md)."""

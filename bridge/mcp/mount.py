@@ -38,7 +38,7 @@ async def tools_off(request: web.Request) -> web.StreamResponse:
     raise ApiError(
         404,
         "The editor's tools are off. Start the bridge with `maestro-bridge serve --tools`, or "
-        "turn on the VS Code setting maestroBridge.tools.enable (README, Editor tools).",
+        "turn on the VS Code setting maestroBridge.tools.enable (docs/editor-tools.md).",
         code="tools_off",
     )
 
@@ -55,4 +55,4 @@ def mount(app: web.Application, settings: BridgeSettings, host: ToolHost | None)
         return
     from bridge.mcp import server
 
-    server.mount(app, settings, host)
+    server.mount(app, settings, host, MCP_PATH)

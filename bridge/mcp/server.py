@@ -26,7 +26,6 @@ from bridge.mcp.calls import ToolCalls
 from bridge.mcp.catalog import Catalog
 from bridge.mcp.dispatch import Dispatcher, RpcFailure, initialize_result, parse_request
 from bridge.mcp.host import ToolHost
-from bridge.mcp.mount import MCP_PATH
 from bridge.mcp.sessions import STREAM_QUEUE, Session, Sessions, TooManySessions
 from bridge.settings import BridgeSettings
 from bridge.usage.clients import OTHER, client_of
@@ -267,7 +266,9 @@ async def delete(request: web.Request) -> web.StreamResponse:
     return web.Response(status=200)
 
 
-def mount(app: web.Application, settings: BridgeSettings, host: ToolHost) -> None:
+def mount(app: web.Application, settings: BridgeSettings, host: ToolHost, path: str) -> None:
+    """The server's routes at `path` (bridge/mcp/mount.py's MCP_PATH: passed in, so that this
+    module does not import the one that imports it only when tools are on)."""
     sessions = Sessions()
     app[SESSIONS] = sessions
     app[WRITE_TIMEOUT] = settings.limits.writeTimeoutSeconds
@@ -289,9 +290,9 @@ def mount(app: web.Application, settings: BridgeSettings, host: ToolHost) -> Non
             _offer(queue, None)
 
     app.on_shutdown.append(end_sessions)
-    app.router.add_post(MCP_PATH, post)
-    app.router.add_get(MCP_PATH, stream)
-    app.router.add_delete(MCP_PATH, delete)
+    app.router.add_post(path, post)
+    app.router.add_get(path, stream)
+    app.router.add_delete(path, delete)
 
 
 def _offer(queue: asyncio.Queue[dict[str, Any] | None], message: dict[str, Any] | None) -> None:

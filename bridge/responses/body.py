@@ -20,6 +20,7 @@ import msgspec
 from aiohttp import web
 
 from bridge.core import json_depth
+from bridge.core.limits import Limits
 from bridge.core.request_limits import check_request_shape
 from bridge.core.typed_body import TypedBody, within_depth
 from bridge.http.json_body import read_json
@@ -39,7 +40,6 @@ from bridge.responses.wire import (
     TypelessMessage,
     from_validated,
 )
-from bridge.settings import Limits
 
 TYPED = TypedBody(CreateBody)
 _ANY = TypedBody(object)  # any JSON, as dicts and lists

@@ -18,6 +18,7 @@ from aiohttp import web
 from bridge.core.backend import Backend
 from bridge.core.copilot.internal_models import offered
 from bridge.core.errors import ApiError, invalid_request
+from bridge.core.limits import Limits
 from bridge.core.models import ModelNames, resolve_model
 from bridge.core.request_limits import check_request_shape
 from bridge.core.token_limits import chat_input_tokens
@@ -26,7 +27,6 @@ from bridge.http.json_body import read_json, strict_json_response
 from bridge.responses.body import create_request
 from bridge.responses.item_cache import ITEM_CACHE, resolve_references
 from bridge.responses.responder import plan_response
-from bridge.settings import Limits
 
 _NOTHING_STORED = (
     "Maestro Bridge is stateless: it keeps no responses (`store` is always false), so there is "

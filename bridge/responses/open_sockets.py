@@ -8,14 +8,21 @@ from __future__ import annotations
 
 import asyncio
 import weakref
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from aiohttp import WSCloseCode, web
 
-if TYPE_CHECKING:
-    from bridge.responses.websocket import ResponsesSocket
 
-OPEN_SOCKETS: web.AppKey[weakref.WeakSet[ResponsesSocket]] = web.AppKey(
+class OpenSocket(Protocol):
+    """What shutting down needs of a connection (bridge/responses/websocket.py's
+    ResponsesSocket): described here, so that this module does not import that one."""
+
+    ws: web.WebSocketResponse
+
+    def running_turn(self) -> asyncio.Task[None] | None: ...
+
+
+OPEN_SOCKETS: web.AppKey[weakref.WeakSet[OpenSocket]] = web.AppKey(
     "open_websockets", weakref.WeakSet
 )
 # On shutdown, how long running turns may take to send their final event before their

@@ -32,7 +32,7 @@ def add_serve_options(serve: argparse.ArgumentParser) -> None:
         "--usage-db",
         metavar="PATH",
         help="the usage ledger's SQLite file, shared by every bridge ('none': record nothing; "
-        "default: the user's state folder, see README, Usage and budgets)",
+        "default: the user's state folder, see docs/usage.md)",
     )
     serve.add_argument(
         "--usage-retention-days",
@@ -112,8 +112,9 @@ def run_usage(args: argparse.Namespace) -> int:
     import sqlite3  # imported by the command that reads the file (not by `serve`'s options)
 
     from bridge.settings import UsageSettings
+    from bridge.usage.location import ledger_path
 
-    path = UsageSettings(database=args.usage_db or "").path()
+    path = ledger_path(UsageSettings(database=args.usage_db or ""))
     if path is None:
         print("maestro-bridge: the usage ledger is off ('--usage-db none')", file=sys.stderr)
         return 2

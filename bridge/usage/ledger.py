@@ -18,6 +18,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from bridge.settings import DEFAULT_RETENTION_DAYS
 from bridge.usage.rows import (
     CREATE_TABLE,
     INSERT,
@@ -31,7 +32,6 @@ from bridge.usage.rows import (
 
 log = logging.getLogger(__name__)
 
-DEFAULT_RETENTION_DAYS = 400  # a year of monthly budgets and trends, with room to compare
 BUSY_TIMEOUT_SECONDS = 5.0
 QUEUE_ROWS = 10_000  # rows waiting for the disk; past it new rows are dropped
 BATCH_ROWS = 500

@@ -6,15 +6,13 @@ budgets count them all. The VS Code extension passes its global storage folder i
 
 from __future__ import annotations
 
-import os
-import sys
 from collections.abc import Mapping
 from pathlib import Path
 
-from bridge.configure.user_home import user_home
+from bridge.access.state_folder import state_folder
+from bridge.settings import UsageSettings
 
 FILE_NAME = "usage.sqlite3"
-APP_FOLDER = "maestro-bridge"
 
 
 def default_usage_path(
@@ -24,16 +22,8 @@ def default_usage_path(
     return state_folder(environ, platform) / FILE_NAME
 
 
-def state_folder(environ: Mapping[str, str] | None = None, platform: str | None = None) -> Path:
-    """`$XDG_STATE_HOME` (Linux, else `~/.local/state`), `~/Library/Application Support`
-    (macOS), `%LOCALAPPDATA%` (Windows), each with a `maestro-bridge` folder."""
-    environ = os.environ if environ is None else environ
-    platform = platform or sys.platform
-    home = user_home(environ, platform)
-    if platform == "win32":
-        base = Path(environ.get("LOCALAPPDATA") or home / "AppData" / "Local")
-    elif platform == "darwin":
-        base = home / "Library" / "Application Support"
-    else:
-        base = Path(environ.get("XDG_STATE_HOME") or home / ".local" / "state")
-    return base / APP_FOLDER
+def ledger_path(usage: UsageSettings) -> Path | None:
+    """The ledger's file the settings name, or None when it is off ("none")."""
+    if usage.database.strip().lower() == "none":
+        return None
+    return Path(usage.database).expanduser() if usage.database.strip() else default_usage_path()

@@ -115,7 +115,7 @@ def recent_rows(conn: sqlite3.Connection, span: Span, limit: int) -> list[dict[s
 
 
 def summary(conn: sqlite3.Connection, span: Span, recent: int = 20) -> dict[str, Any]:
-    """`GET /v1/usage`'s body (README, Usage and budgets)."""
+    """`GET /v1/usage`'s body (docs/usage.md)."""
     where, args = "started >= ? AND started < ?", span.bounds()
     totals: dict[str, Any] = _counts(
         conn.execute(f"SELECT {_SUMS} FROM requests WHERE {where}", args).fetchone()

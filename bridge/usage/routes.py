@@ -1,20 +1,26 @@
-"""`GET /v1/usage`: the ledger's totals and groups over a span of days (README, Usage and
-budgets), behind the same key and Host/Origin rules as the API."""
+"""`GET /v1/usage`: the ledger's totals and groups over a span of days (docs/usage.md),
+behind the same key and Host/Origin rules as the API."""
 
 from __future__ import annotations
 
 import asyncio
 import sqlite3
+from collections.abc import Awaitable, Callable
 from datetime import date
 from typing import Any
 
 from aiohttp import web
 
-from bridge.budgets.guard import BUDGET_GUARD
 from bridge.core.errors import ApiError, invalid_request
 from bridge.http.json_body import strict_json_response
 from bridge.usage.meter import USAGE_LEDGER
 from bridge.usage.queries import DEFAULT_DAYS, MAX_RECENT, Span, read_summary
+
+# The budgets' use for the answer's `budgets` (set by bridge/budgets/wiring.py when a budget is
+# on): the budgets count from this ledger and sit above it, so they plug in here.
+BUDGET_REPORT: web.AppKey[Callable[[], Awaitable[list[dict[str, Any]]]]] = web.AppKey(
+    "budget_report"
+)
 
 
 def _day(query: dict[str, str] | Any, name: str, today: date | None = None) -> date | None:
@@ -76,8 +82,8 @@ async def usage(request: web.Request) -> web.Response:
             code="usage_unavailable",
             headers={"Retry-After": "1"},
         ) from None
-    guard = request.app.get(BUDGET_GUARD)
-    body["budgets"] = [use.as_json() for use in await guard.uses()] if guard else []
+    report = request.app.get(BUDGET_REPORT)
+    body["budgets"] = await report() if report else []
     return strict_json_response(body)
 
 

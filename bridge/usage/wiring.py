@@ -11,6 +11,7 @@ from bridge.core.backend import Backend
 from bridge.settings import BridgeSettings
 from bridge.usage import page_route, routes
 from bridge.usage.ledger import UsageLedger
+from bridge.usage.location import ledger_path
 from bridge.usage.meter import USAGE_LEDGER, MeteredBackend
 from bridge.usage.tagging import tag_requests
 
@@ -20,7 +21,7 @@ def install(app: web.Application, backend: Backend, settings: BridgeSettings) ->
     app.middlewares.append(tag_requests)
     routes.mount(app)
     page_route.mount(app)  # GET /usage: the page that reads /v1/usage
-    path = settings.usage.path()
+    path = ledger_path(settings.usage)
     if path is None:
         return backend
     ledger = UsageLedger(path, settings.usage.retentionDays)

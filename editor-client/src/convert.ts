@@ -230,7 +230,7 @@ export function toRpcError(err: unknown): RpcError {
 
 // ---------------------------------------------------------------- user-facing text
 
-/** The Codex CLI configuration that points at this bridge (the README shows the same). */
+/** The Codex CLI configuration that points at this bridge (docs/agents/codex.md shows the same). */
 export function codexConfig(url: string, model: string, withKey: boolean): string {
   const lines = [
     `model = "${model}"`,

@@ -140,7 +140,7 @@ export interface InitializationOptions {
   allowedHosts?: string[];
   allowedOrigins?: string[];
   limits?: Limits;
-  /** Token budgets (README, Budgets); absent: none. */
+  /** Token budgets (docs/usage.md, Budgets); absent: none. */
   budgets?: Budgets;
   /** The model asked once when the requested one fails with a rate limit, quota or server error. */
   fallbackModel?: string;
@@ -168,7 +168,7 @@ export interface Budgets {
   scoped?: string[];
 }
 
-/** The usage ledger (docs/protocol.md, README "Usage and budgets"). */
+/** The usage ledger (docs/protocol.md, docs/usage.md). */
 export interface UsageOptions {
   /** The SQLite file; "none" records nothing; absent: the user's state folder. */
   database?: string;

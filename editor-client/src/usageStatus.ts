@@ -1,7 +1,7 @@
 // Today's usage in the status bar: what GET /v1/usage?since=today&recent=0 answers, read
 // into a few tooltip lines and a budget state. Pure functions (no vscode), unit tested.
 
-/** The counts of the bridge's usage ledger (README, Usage and budgets). */
+/** The counts of the bridge's usage ledger (docs/usage.md). */
 export interface UsageTotals {
   requests: number;
   input_tokens: number;

@@ -20,6 +20,7 @@ from bridge.core.parts import (
     ToolResultPart,
 )
 from headless_editor.copilot.images import is_image
+from headless_editor.message_memo import MessageMemo
 
 CONTINUE = "Please continue."  # appended after a trailing assistant turn (messagesApi.ts)
 
@@ -37,21 +38,31 @@ class Rendered:
 def render(messages: list[ChatMessage]) -> list[Rendered]:
     rendered: list[Rendered] = []
     for message in messages:
-        if message.role == "assistant":
-            first = next((p for p in message.content if isinstance(p, TextPart)), None)
-            calls = [p for p in message.content if isinstance(p, ToolCallPart)]
-            text: list[MessagePart] = [first] if first is not None and first.value else []
-            if text or calls:  # an empty turn is dropped, its neighbours meet
-                rendered.append(Rendered("assistant", text, calls))
-            continue
-        for part in message.content:
-            if isinstance(part, ToolResultPart):
-                kept = [p for p in part.content if _kept_in_result(p)]
-                result = ToolResultPart(callId=part.callId, content=kept)
-                rendered.append(Rendered("tool", [result], call_id=part.callId))
-            elif _kept_in_user(part):
-                rendered.append(Rendered("user", [part]))
+        rendered.extend(_rendered_message(message))
     return rendered
+
+
+def _render_message(message: ChatMessage) -> tuple[Rendered, ...]:
+    """One message's upstream messages (none for an empty assistant turn: its neighbours
+    meet). Shared by every request that resends the message: never changed once made."""
+    if message.role == "assistant":
+        first = next((p for p in message.content if isinstance(p, TextPart)), None)
+        calls = [p for p in message.content if isinstance(p, ToolCallPart)]
+        text: list[MessagePart] = [first] if first is not None and first.value else []
+        return (Rendered("assistant", text, calls),) if text or calls else ()
+    rendered: list[Rendered] = []
+    for part in message.content:
+        if isinstance(part, ToolResultPart):
+            kept = [p for p in part.content if _kept_in_result(p)]
+            result = ToolResultPart(callId=part.callId, content=kept)
+            rendered.append(Rendered("tool", [result], call_id=part.callId))
+        elif _kept_in_user(part):
+            rendered.append(Rendered("user", [part]))
+    return tuple(rendered)
+
+
+# An agent resends its history every turn: each message is rendered once (message_memo.py).
+_rendered_message = MessageMemo(_render_message)
 
 
 def _kept_in_user(part: MessagePart) -> bool:

@@ -17,7 +17,7 @@ from typing import Any
 
 from msgspec.structs import replace
 
-from bridge.core.parts import DataPart, ToolResultPart
+from bridge.core.parts import ChatMessage, DataPart, ToolResultPart
 from headless_editor.chat_types import ChatRequest, ModelInfo
 from headless_editor.copilot import errors
 from headless_editor.copilot.conversation import Rendered, render, seen_messages
@@ -26,7 +26,7 @@ from headless_editor.copilot.images import refusal as image_refusal
 from headless_editor.copilot.prompt import SYSTEM_PROMPT
 from headless_editor.copilot.request_body import request_body
 from headless_editor.copilot.schemas import tool_refusal
-from headless_editor.tokens import count_message_tokens, count_tokens, count_tool_tokens
+from headless_editor.prompt_cache import Rendering, rendering
 
 # LanguageModelOptions: the only modelOptions keys that reach the model, each with the
 # values it accepts. Copilot keeps numbers, booleans and strings only: a list of stop
@@ -44,6 +44,7 @@ class Seen:
     output_limit: int | None  # max_tokens, else the model's maxOutputTokens
     system: str = ""  # Copilot's system prompt, read before the messages
     body: dict[str, Any] = field(default_factory=dict)  # the options CAPI gets, defaults filled
+    prompt: Rendering | None = None  # the rendered input (tools, system, messages), if made
 
 
 def copilot_view(request: ChatRequest, model: ModelInfo) -> Seen:
@@ -53,14 +54,14 @@ def copilot_view(request: ChatRequest, model: ModelInfo) -> Seen:
     for tool in request.tools:
         if not _TOOL_NAME.match(tool.name):
             raise errors.provider_error(errors.invalid_tool_name(tool.name))
-    rendered = _within_budget(render(request.messages), request, model)
+    rendered, prompt = _within_budget(render(request.messages), request, model)
     if len(request.tools) > errors.MAX_TOOLS and not supports_tool_search(model):
         raise errors.provider_error(errors.TOO_MANY_TOOLS)
     options = model_options(request.modelOptions)
     if request.toolMode == "required" and len(request.tools) > 1:
         raise errors.provider_error(errors.REQUIRED_WITH_MANY)
     _upstream_checks(rendered, request, model)
-    seen = replace(request, messages=seen_messages(rendered), modelOptions=options)
+    seen = replace(request, messages=prompt.messages, modelOptions=options)
     found = request.modelConfiguration.get("reasoningEffort")
     effort = found if isinstance(found, str) else None
     limit = _output_limit(options, model)
@@ -68,7 +69,7 @@ def copilot_view(request: ChatRequest, model: ModelInfo) -> Seen:
     # check would otherwise drop.
     enable_thinking = request.modelOptions.get("_enableThinking") is True
     body = request_body(options, model, effort, enable_thinking)
-    return Seen(seen, effort, limit, SYSTEM_PROMPT, body)
+    return Seen(seen, effort, limit, SYSTEM_PROMPT, body, prompt.rendering)
 
 
 def model_options(options: dict[str, Any]) -> dict[str, Any]:
@@ -85,25 +86,33 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
+@dataclass(frozen=True)
+class _Prompt:
+    messages: list[ChatMessage]  # the rendered conversation, as the model answers it
+    rendering: Rendering  # and as the provider reads it, tools and system prompt first
+
+
 def _within_budget(
     rendered: list[Rendered], request: ChatRequest, model: ModelInfo
-) -> list[Rendered]:
+) -> tuple[list[Rendered], _Prompt]:
     """The rendered prompt within the model's window, less the tools' definitions.
 
     Images have the lowest priority: over budget, they go first; still over, or nothing
     left, Copilot throws. The listed window already leaves out Copilot's system prompt, and the
     rendered count takes it in again: Copilot counts it twice (languageModelAccess.ts).
     """
-    budget = model.maxInputTokens - count_tool_tokens(request.tools)
-    if _tokens(rendered) > budget:
+    prompt = _prompt(rendered, request)
+    if prompt.rendering.tokens > model.maxInputTokens:
         rendered = [item for item in rendered if not _is_image_message(item)]
-    if not rendered or _tokens(rendered) > budget:
+        prompt = _prompt(rendered, request)
+    if not rendered or prompt.rendering.tokens > model.maxInputTokens:
         raise errors.provider_error(errors.TOKEN_LIMIT)
-    return rendered
+    return rendered, prompt
 
 
-def _tokens(rendered: list[Rendered]) -> int:
-    return count_tokens(SYSTEM_PROMPT) + count_message_tokens(seen_messages(rendered))
+def _prompt(rendered: list[Rendered], request: ChatRequest) -> _Prompt:
+    messages = seen_messages(rendered)
+    return _Prompt(messages, rendering(messages, request.tools, SYSTEM_PROMPT))
 
 
 def _is_image_message(item: Rendered) -> bool:

@@ -4,9 +4,10 @@ Copilot passes five `modelOptions` keys to the model (`max_tokens`, `temperature
 `frequency_penalty`, `presence_penalty`) and drops every other key from the model's request;
 it reads the reasoning effort from the request's `modelConfiguration` (VS Code fills that from
 the consumer's `configuration` option: the editor extension sends both). `top_p`, a reasoning
-summary and a response format have no way through: README says so, and the bridge logs them
-at debug. The bridge still cuts the output at `max_tokens` and at the stop sequences itself (a
-provider that ignores them, and a stop sequence that spans two streamed parts).
+summary and a response format have no way through: docs/github-copilot.md says so, and the
+bridge logs them at debug. The bridge still cuts the output at `max_tokens` and at the stop
+sequences itself (a provider that ignores them, and a stop sequence that spans two streamed
+parts).
 `stop` goes as one string: Copilot's option check admits a list but then keeps only numbers,
 booleans and strings (`LanguageModelOptions.convert`), so a list would vanish. The first stop
 sequence ends the model's answer natively; the bridge cuts at every one of them as before.

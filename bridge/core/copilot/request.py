@@ -1,7 +1,7 @@
 """The one step every dialect's editor request passes: a request GitHub Copilot accepts.
 
 Copilot is what users reach through `vscode.lm`, and it is stricter than the Language Model
-API's types say (docs in README's "GitHub Copilot"). Each rule has its module here:
+API's types say (docs/github-copilot.md). Each rule has its module here:
 options.py (model options and configuration), tool_names.py (names and back), schemas.py
 (input schemas per model family), required.py (`required` with several tools) and
 messages.py (the conversation's parts).

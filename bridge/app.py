@@ -1,4 +1,8 @@
-"""The aiohttp application: what every dialect shares, then one line per dialect."""
+"""The aiohttp application: what every dialect shares, then one line per dialect.
+
+Above every dialect and feature, which it mounts; nothing in them imports it
+(docs/architecture.md).
+"""
 
 from __future__ import annotations
 

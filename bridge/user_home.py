@@ -4,6 +4,9 @@ Codex (Rust's home_dir), Claude Code and Gemini CLI (Node's os.homedir()) keep t
 under it: `~/.codex`, `~/.claude`, `~/.gemini`. On Windows that is %USERPROFILE%
 (C:\\Users\\NAME), not %HOME%, which Git Bash, MSYS and Cygwin set to a folder of their own;
 nor %APPDATA%, where none of the three looks. Elsewhere it is $HOME.
+
+Used by `configure` and by the usage ledger's default place (bridge/usage/location.py), so
+it sits at the bottom, beside the core (docs/architecture.md).
 """
 
 from __future__ import annotations

@@ -1,0 +1,1 @@
+"""Developer scripts run as modules (`python -m scripts.reference`)."""
