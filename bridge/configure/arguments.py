@@ -59,8 +59,8 @@ def add_configure(sub: Any) -> None:
     _add_common(claude, "written as ANTHROPIC_AUTH_TOKEN")
     _add_tools(
         claude,
-        "the user-scope mcpServers of ~/.claude.json ($CLAUDE_CONFIG_DIR/.claude.json), "
-        "with the key as its Authorization header",
+        "the user-scope mcpServers of ~/.claude.json ($CLAUDE_CONFIG_DIR/.claude.json), its "
+        "Authorization header naming $MAESTRO_BRIDGE_API_KEY (Claude Code reads the key there)",
     )
 
     gemini = targets.add_parser(
@@ -82,7 +82,11 @@ def add_configure(sub: Any) -> None:
     )
     _add_root_url(gemini)
     _add_common(gemini, "written as GEMINI_API_KEY")
-    _add_tools(gemini, "settings.json's mcpServers, with the key as its Authorization header")
+    _add_tools(
+        gemini,
+        "settings.json's mcpServers, its Authorization header naming $MAESTRO_BRIDGE_API_KEY "
+        "(Gemini CLI reads the key there)",
+    )
 
 
 def _add_root_url(target: argparse.ArgumentParser) -> None:
