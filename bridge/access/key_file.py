@@ -13,7 +13,6 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-import secrets
 import stat
 import sys
 from collections.abc import Mapping
@@ -40,6 +39,10 @@ def key_file_path(environ: Mapping[str, str] | None = None, platform: str | None
 
 def new_key() -> str:
     """A fresh random key (URL-safe text, fits a header and an env var)."""
+    # Imported here: `secrets` brings hashlib (OpenSSL's libcrypto), which `serve`'s process
+    # loads only when it makes a key (tests/test_start_imports.py).
+    import secrets
+
     return secrets.token_urlsafe(KEY_BYTES)
 
 
@@ -86,7 +89,7 @@ def _publish(path: Path, key: str, *, replace: bool) -> bool:
     the file exists: False) or, with `replace`, renamed over the old file."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True, mode=FOLDER_OWNER_ONLY)
-        temporary = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}")
+        temporary = path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}")
         fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, OWNER_ONLY)
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
