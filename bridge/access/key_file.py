@@ -23,7 +23,7 @@ from bridge.access.state_folder import state_folder
 log = logging.getLogger(__name__)
 
 KEY_FILE_NAME = "api-key"
-KEY_BYTES = 32  # 256 bits, as Jupyter's and code-server's generated tokens (or more)
+KEY_BYTES = 32  # 256 random bits
 OWNER_ONLY = 0o600
 FOLDER_OWNER_ONLY = 0o700
 
