@@ -251,7 +251,7 @@ def fingerprint(paths: list[Path]) -> dict[str, str | None]:
 
 
 def run_agent(
-    case: Case, root: str, home_env: dict[str, str], work: Path, extra: list[str] = ()
+    case: Case, root: str, home_env: dict[str, str], work: Path, extra: tuple[str, ...] = ()
 ) -> CliRun:
     """`maestro-bridge run AGENT --url ROOT [EXTRA] -- ARGS` in `work`, the agent's binary first
     on PATH, the developer's own settings of that agent cleared."""
