@@ -119,7 +119,7 @@ def scripted_root(bridge_server: BridgeServer) -> str:
 
 
 def test_sigterm_reaches_the_agent_and_the_headless_bridge_stops(tmp_path: Path) -> None:
-    slow = {
+    slow: dict[str, object] = {
         "match": ".",
         "reply": [{"type": "pause", "seconds": 120}, {"type": "text", "text": "late"}],
     }
