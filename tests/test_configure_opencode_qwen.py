@@ -41,7 +41,8 @@ def test_opencode_merge_keeps_the_user_s_keys_and_is_idempotent(
     env = _opencode_env(tmp_path)
     path = tmp_path / ".config" / "opencode" / "opencode.json"
     path.parent.mkdir(parents=True)
-    theirs = {"theme": "tokyonight", "provider": {"other": {"options": {"baseURL": "x"}}}}
+    other = {"options": {"baseURL": "http://other.example/v1"}}
+    theirs: dict[str, object] = {"theme": "tokyonight", "provider": {"other": other}}
     path.write_text(json.dumps(theirs))
     url = ["--url", bridge_server.root_url]
 
@@ -51,10 +52,7 @@ def test_opencode_merge_keeps_the_user_s_keys_and_is_idempotent(
 
     first = _configure("opencode", url, env, tmp_path)
     written = json.loads(path.read_text())
-    assert (
-        written["theme"] == "tokyonight"
-        and written["provider"]["other"] == theirs["provider"]["other"]
-    )
+    assert written["theme"] == "tokyonight" and written["provider"]["other"] == other
     ours = written["provider"]["maestro"]
     assert ours["options"] == {"baseURL": bridge_server.base_url, "apiKey": "maestro-bridge-no-key"}
     assert "sim-echo" in ours["models"] and written["model"] == "maestro/sim-echo"
