@@ -33,6 +33,7 @@ def _positive_seconds(text: str) -> float:
 def _parser() -> argparse.ArgumentParser:
     from bridge.budgets import command as budget_command
     from bridge.configure.arguments import add_configure
+    from bridge.doctor.command import add_doctor
     from bridge.mcp import command as tool_command
     from bridge.run.command import add_run
     from bridge.usage import command as usage_command
@@ -104,6 +105,7 @@ def _parser() -> argparse.ArgumentParser:
     tool_command.add_serve_options(serve)
     add_configure(sub)
     add_run(sub)
+    add_doctor(sub)
     usage_command.add_usage_command(sub)
     return parser
 
@@ -279,6 +281,10 @@ def main(argv: list[str] | None = None) -> int:
         from bridge.run.command import run_run
 
         return run_run(args, agent_args)
+    if args.command == "doctor":
+        from bridge.doctor.command import run_doctor
+
+        return run_doctor(args)
     if args.command == "usage":
         from bridge.usage import command as usage_command
 
