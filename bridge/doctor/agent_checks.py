@@ -138,8 +138,9 @@ def agent_checks(root: str, models: list[str] | None, environ: Mapping[str, str]
         installed = shutil.which(agent, path=environ.get("PATH")) is not None
         pointing = read(environ)
         name = f"agent {agent}"
-        configure = f"`maestro-bridge configure {target}`" if target else "its --openai-api-base"
-        use = f"use `maestro-bridge run {agent}`, or {configure}"
+        configure = f"maestro-bridge configure {target}" if target else ""
+        by_hand = f"`{configure}`" if target else "openai-api-base in ~/.aider.conf.yml"
+        use = f"use `maestro-bridge run {agent}`, or {by_hand}"
         if pointing.base_url is None:
             if installed:
                 checks.append(Check(name, "info", "installed, not configured for the bridge", use))
@@ -151,7 +152,8 @@ def agent_checks(root: str, models: list[str] | None, environ: Mapping[str, str]
             detail = (
                 f"{pointing.where} asks for {pointing.model!r}, which the bridge does not offer"
             )
-            fix = f"{configure} --model NAME (one listed above), or `maestro-bridge run {agent}`"
+            fix = f"`{configure} --model NAME`" if target else "model in ~/.aider.conf.yml"
+            fix += f" (one listed above), or `maestro-bridge run {agent}`"
             checks.append(Check(name, "fail", detail, fix))
         else:
             model = f" with {pointing.model!r}" if pointing.model else ""
