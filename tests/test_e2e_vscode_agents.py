@@ -34,7 +34,10 @@ def vscode(tmp_path_factory: pytest.TempPathFactory) -> Iterator[VSCodeHost]:
         "CODEX_HOME": str(home / ".codex"),  # the user's own Codex configuration: none yet
     }
     settings = {"terminal.integrated.env.linux": terminal_env}
-    with running_host(tmp_path_factory.mktemp("vscode"), settings) as host:
+    # Where "Configure Qwen Code" writes (the extension host's environment).
+    env = {"QWEN_HOME": str(home / ".qwen")}
+    with running_host(tmp_path_factory.mktemp("vscode"), settings, extra_env=env) as host:
+        host.qwen_settings = home / ".qwen" / "settings.json"  # type: ignore[attr-defined]
         yield host
 
 
@@ -48,19 +51,22 @@ def _codex_under_run(root: str) -> list[int]:
     return found
 
 
-@pytest.mark.skipif(not HAS_PROC, reason="finds Codex's process in /proc (Linux)")
-def test_run_agent_in_terminal_starts_codex_on_the_window_s_bridge(vscode: VSCodeHost) -> None:
-    root = vscode.base_url.removesuffix("/v1")
-    vscode.send_control({"command": "maestroBridge.runAgentInTerminal", "args": ["codex"]})
-    pids = vscode.wait_for(lambda: _codex_under_run(root), 60, "Codex in the terminal")
-    try:
-        argv = cmdline(pids[0])
-        assert Path(argv[0]).name in ("codex", "node") or "codex" in " ".join(argv[:2]), argv
-        assert 'model="scripted-model"' in argv, argv  # the editor's default: its first model
-        assert 'model_provider="maestro"' in argv, argv
-    finally:
-        for pid in pids:
-            kill_tree(pid)
+def test_configure_qwen_code_writes_the_bridge_into_its_settings(vscode: VSCodeHost) -> None:
+    """The command asks for the model and the tools as a person answers (drive.js picks)."""
+    request = {"command": "maestroBridge.configureQwenCode"}
+    request_id = vscode.send_control(request)
+    vscode.pick("· scripted-model")
+    vscode.pick("Models only")
+    vscode.control_answer(request_id, request, 60)
+    path: Path = vscode.qwen_settings  # type: ignore[attr-defined]
+    settings = vscode.wait_for(
+        lambda: path.exists() and json.loads(path.read_text()), 30, "settings"
+    )
+    assert settings["model"] == {"name": "scripted-model"}
+    assert settings["security"]["auth"]["selectedType"] == "openai"
+    ours = [e for e in settings["modelProviders"]["openai"] if e["baseUrl"] == vscode.base_url]
+    assert [e["id"] for e in ours] == _models(vscode)
+    assert "mcpServers" not in settings
 
 
 def _models(vscode: VSCodeHost) -> list[str]:
@@ -91,8 +97,10 @@ def test_show_status_shows_the_doctor_s_report_when_vscode_lists_no_models(
         request = {"command": "maestroBridge.showStatus"}
         request_id = vscode.send_control(request)
         said = vscode.click("Show Report", timeout=90)
-        assert "Doctor: 1 failed" in said, said
-        assert "the editor serves no chat models" in said, said
+        # The models fail first (Qwen Code, configured above, fails too: its model is gone).
+        assert "Doctor: 2 failed, 0 to look at. models: the editor serves no chat models" in said, (
+            said
+        )
         vscode.control_answer(request_id, request, 60)
         log = _extension_log(vscode)
         assert "[FAIL] models: the editor serves no chat models" in log, log[-3000:]
@@ -110,3 +118,19 @@ def test_show_status_shows_the_doctor_s_report_when_vscode_lists_no_models(
 def _extension_log(vscode: VSCodeHost) -> str:
     logs = vscode.root.glob("user-data/logs/*/exthost*/output_logging_*/*Maestro Bridge.log")
     return "".join(path.read_text(encoding="utf-8", errors="replace") for path in logs)
+
+
+# Last: the terminal keeps the focus, which the quick picks of the other tests need.
+@pytest.mark.skipif(not HAS_PROC, reason="finds Codex's process in /proc (Linux)")
+def test_run_agent_in_terminal_starts_codex_on_the_window_s_bridge(vscode: VSCodeHost) -> None:
+    root = vscode.base_url.removesuffix("/v1")
+    vscode.send_control({"command": "maestroBridge.runAgentInTerminal", "args": ["codex"]})
+    pids = vscode.wait_for(lambda: _codex_under_run(root), 60, "Codex in the terminal")
+    try:
+        argv = cmdline(pids[0])
+        assert Path(argv[0]).name in ("codex", "node") or "codex" in " ".join(argv[:2]), argv
+        assert 'model="scripted-model"' in argv, argv  # the editor's default: its first model
+        assert 'model_provider="maestro"' in argv, argv
+    finally:
+        for pid in pids:
+            kill_tree(pid)
