@@ -57,7 +57,7 @@ def test_a_stopped_bridge_fails_the_first_check_and_says_how_to_start_one(tmp_pa
 
 
 def test_a_wrong_key_fails_and_the_key_file_of_serve_is_found(tmp_path: Path) -> None:
-    with running_bridge_server("--api-key", KEY) as server:
+    with running_bridge_server("--api-key", KEY, "--tools") as server:
         wrong = checks(doctor(server.root_url, tmp_path, "--api-key", "not-the-key"))
         assert wrong["key"]["status"] == "fail"
         assert "refused the key from --api-key" in wrong["key"]["detail"]
@@ -78,7 +78,7 @@ def test_a_wrong_key_fails_and_the_key_file_of_serve_is_found(tmp_path: Path) ->
             "fix": "",
         }
         assert found["models"]["status"] == "ok" and "sim-echo" in found["models"]["detail"]
-        assert found["mcp"]["status"] == "info"  # tools off: how to turn them on
+        assert found["mcp"]["status"] == "ok"  # the key reaches the MCP server too
         assert done.returncode == 0, done.stdout
 
 
@@ -123,6 +123,7 @@ def test_a_budget_near_its_limit_is_reported(tmp_path: Path) -> None:
         body = {"model": "sim-echo", "messages": [{"role": "user", "content": "word " * 200}]}
         post(f"{server.base_url}/chat/completions", body)
         found = checks(doctor(server.root_url, tmp_path))
+    assert found["mcp"]["status"] == "info" and "--tools" in found["mcp"]["fix"]  # tools off
     budget = [check for name, check in found.items() if name.startswith("budget")]
     assert budget and budget[0]["status"] in ("warn", "fail"), found
     assert "of 400 tokens this day" in budget[0]["detail"]
