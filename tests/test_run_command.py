@@ -175,3 +175,19 @@ def test_user_args_go_after_run_s_own() -> None:
 
     argv = ["run", "codex", "--model", "a", "--", "exec", "--model", "b"]
     assert split_agent_args(argv) == (["run", "codex", "--model", "a"], ["exec", "--model", "b"])
+
+
+def test_an_agent_that_is_not_installed_is_named_with_its_install_command(
+    bridge_server: BridgeServer, tmp_path: Path
+) -> None:
+    env = client_env(("MAESTRO_BRIDGE_",), {"PATH": str(tmp_path)})  # no agent on PATH
+    done = subprocess.run(
+        [sys.executable, "-m", "bridge.cli", "run", "opencode", "--url", bridge_server.root_url],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 1
+    assert "opencode is not on PATH: install it (npm install -g opencode-ai)" in done.stderr
