@@ -164,9 +164,14 @@ async function respond(model, messages, options, progress, token) {
 
 exports.activate = (context) => {
   context.subscriptions.push(...registerTools(record));
+  // `{id, models: false}` on the control channel takes the models away (as a provider that is
+  // signed out offers none), `{id, models: true}` brings them back.
+  let offering = true;
+  const modelsChanged = new vscode.EventEmitter();
   context.subscriptions.push(
     vscode.lm.registerLanguageModelChatProvider('maestro-test', {
-      provideLanguageModelChatInformation: () => [{
+      onDidChangeLanguageModelChatInformation: modelsChanged.event,
+      provideLanguageModelChatInformation: () => !offering ? [] : [{
         // A GPT-4 family, so Copilot's strictest schema rules apply; Copilot's sizes for it.
         id: 'scripted-model', name: 'Scripted Model', family: 'gpt-4.1', version: '1.0.0', tooltip: 'test double',
         maxInputTokens: 100000, maxOutputTokens: 16384, capabilities: { toolCalling: true, imageInput: true },
@@ -197,7 +202,7 @@ exports.activate = (context) => {
     }),
   );
   // Requests of the test, written to $MAESTRO_E2E_CONTROL: {id, settings} are applied as user
-  // settings through the configuration API; {id, command} runs a command; {id, open} opens
+  // settings through the configuration API; {id, command, args?} runs a command; {id, open} opens
   // a file of the window's folder in an editor; {id, tooltip}
   // records the Maestro Bridge status bar tooltip; {id, bench: {parts,
   // requests}} runs benchLm and records its runs. A request naming a
@@ -227,6 +232,12 @@ exports.activate = (context) => {
             (err) => record({ event: 'open-failed', id: request.id, message: String(err) }));
         return;
       }
+      if (typeof request.models === 'boolean') {
+        offering = request.models;
+        modelsChanged.fire();
+        record({ event: 'models-done', id: request.id, offering });
+        return;
+      }
       if (request.tooltip) {
         // The Maestro Bridge status bar item's tooltip, as its API reports it.
         record({ event: 'tooltip-done', id: request.id, tooltip: bridgeApi ? bridgeApi.statusTooltip() : null });
@@ -234,7 +245,7 @@ exports.activate = (context) => {
       }
       if (request.command) {
         // Runs a command as the Command Palette would, then reports what it put on the clipboard.
-        Promise.resolve(vscode.commands.executeCommand(request.command))
+        Promise.resolve(vscode.commands.executeCommand(request.command, ...(request.args || [])))
           .then(() => vscode.env.clipboard.readText())
           .then((clipboard) => record({ event: 'command-done', id: request.id, clipboard }),
             (err) => record({ event: 'command-failed', id: request.id, message: String(err) }));
