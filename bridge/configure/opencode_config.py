@@ -27,7 +27,7 @@ from typing import Any
 
 from bridge.configure.config_file import Change, ConfigError, json_object, json_text, set_value
 from bridge.configure.mcp_server import MCP_SERVER_NAME, McpServer
-from bridge.configure.user_home import user_home
+from bridge.user_home import user_home
 
 PROVIDER_ID = "maestro"
 PROVIDER_PACKAGE = "@ai-sdk/openai-compatible"

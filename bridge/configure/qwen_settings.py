@@ -27,7 +27,7 @@ from typing import Any
 
 from bridge.configure.config_file import Change, ConfigError, json_object, json_text, set_value
 from bridge.configure.mcp_server import McpServer, merge_json_server
-from bridge.configure.user_home import user_home
+from bridge.user_home import user_home
 
 KEY_ENV = "MAESTRO_BRIDGE_API_KEY"
 AUTH_TYPE = "openai"

@@ -16,7 +16,7 @@ from bridge.configure.gemini_env import parse_dotenv
 from bridge.configure.gemini_settings import gemini_dir
 from bridge.configure.opencode_config import opencode_config_file
 from bridge.configure.qwen_settings import qwen_dir
-from bridge.configure.user_home import user_home
+from bridge.user_home import user_home
 
 
 def _text(path: Path) -> str:
