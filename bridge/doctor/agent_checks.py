@@ -21,9 +21,9 @@ from bridge.configure.gemini_env import parse_dotenv
 from bridge.configure.gemini_settings import gemini_dir
 from bridge.configure.opencode_config import opencode_config_file
 from bridge.configure.qwen_settings import qwen_dir
-from bridge.user_home import user_home
 from bridge.doctor.report import Check
 from bridge.run.connection import bridge_root
+from bridge.user_home import user_home
 
 
 @dataclass(frozen=True)
