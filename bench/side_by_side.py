@@ -2,7 +2,7 @@
 in ONE code-server host, on ONE `vscode.lm` provider (the scripted-model test extension's fast
 model), with the provider called directly from the extension host as the ceiling.
 
-Per round (the order of the servers flips every round):
+Per round, the contenders taking turns in small blocks (bench/side_measure.py):
 - first delta of a short request (one user text) in every dialect a server takes: p50;
 - first delta of a long agent history (`--history` items, bench/history.py's bodies) in every
   dialect it takes: median;
@@ -18,26 +18,18 @@ from __future__ import annotations
 import argparse
 import asyncio
 import dataclasses
-import statistics
 import sys
 import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from bench import agent_maestro, report
-from bench.side_client import (
-    ANTHROPIC,
-    Route,
-    concurrent,
-    encode,
-    history_body,
-    new_session,
-    short_body,
-    stream,
-)
-from bench.side_table import Results, record, table
+from bench.side_client import ANTHROPIC, Route, encode, new_session, short_body, stream
+from bench.side_measure import MODEL, STREAM_DIALECT, Contender, Provider, Server, one_round
+from bench.side_table import Results, table
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT / "tests"))  # the harness of the VS Code tests; no pytest
@@ -45,7 +37,6 @@ sys.path.insert(0, str(REPO_ROOT / "tests"))  # the harness of the VS Code tests
 from vscode_harness import free_port, missing_tools, start_host, stop_host, tool_paths  # noqa: E402
 from vscode_session import VSCodeHost  # noqa: E402
 
-MODEL = "scripted-model"
 PROVIDER, BRIDGE, PEER = "vscode.lm", "Maestro Bridge", "Agent Maestro"
 BRIDGE_ROUTES = (
     Route("responses", "/v1/responses", {}),
@@ -53,7 +44,6 @@ BRIDGE_ROUTES = (
     Route("chat", "/v1/chat/completions", {}),
     Route("gemini", "/v1beta/models/{model}:streamGenerateContent?alt=sse", {}),
 )
-STREAM_DIALECT = "messages"  # the one every peer takes
 
 
 @dataclass(frozen=True)
@@ -81,73 +71,15 @@ QUICK = Sizes(
 )
 
 
-@dataclass
-class Server:
-    name: str
-    base: str  # http://host:port
-    routes: dict[str, Route]  # by dialect
+def _provider(host: VSCodeHost) -> Provider:
+    def ask(bench: dict[str, Any]) -> list[dict[str, float]]:
+        request = {"bench": bench}
+        timeout = 120 + bench["requests"] * 2 + bench["parts"] / 200 + bench["history"] / 100
+        answer = host.control_answer(host.send_control(request), request, timeout)
+        runs: list[dict[str, float]] = answer["runs"]
+        return runs
 
-
-def _lm(host: VSCodeHost, parts: int, requests: int, history: int = 0) -> list[dict[str, float]]:
-    """The provider alone: `benchLm` in the extension host (the scripted-model extension)."""
-    request = {"bench": {"parts": parts, "requests": requests, "history": history}}
-    timeout = 120 + requests * 2 + parts / 200 + history / 100
-    runs: list[dict[str, float]] = host.control_answer(
-        host.send_control(request), request, timeout
-    )["runs"]
-    return runs
-
-
-def measure_provider(host: VSCodeHost, sizes: Sizes, results: Results, problems: list[str]) -> None:
-    short = _lm(host, 1, sizes.short)
-    record(results, "short", PROVIDER, statistics.median(r["firstMs"] for r in short))
-    long = _lm(host, 1, sizes.history_requests + 1, sizes.history)[1:]
-    record(results, "history", PROVIDER, statistics.median(r["firstMs"] for r in long))
-    [one] = _lm(host, sizes.parts, 1)
-    if one["parts"] != sizes.parts:
-        problems.append(f"vscode.lm: {one['parts']} of {sizes.parts} parts")
-    record(results, "stream", PROVIDER, sizes.parts / (one["totalMs"] / 1000))
-
-
-async def _measure_server(
-    server: Server, sizes: Sizes, results: Results, problems: list[str]
-) -> None:
-    async with new_session() as session:
-        for dialect, route in server.routes.items():
-            data = encode(short_body(dialect, MODEL, "[bench 1]"))
-            runs = [
-                await stream(session, server.base, route, MODEL, data, 1)
-                for _ in range(sizes.short)
-            ]
-            problems += [f"{server.name}: {r.error}" for r in runs if not r.ok][:3]
-            record(
-                results,
-                f"short {dialect}",
-                server.name,
-                1000 * statistics.median(r.first for r in runs),
-            )
-            data = encode(history_body(dialect, MODEL, sizes.history))
-            runs = [
-                await stream(session, server.base, route, MODEL, data, 1)
-                for _ in range(sizes.history_requests + 1)
-            ][1:]
-            problems += [f"{server.name} history: {r.error}" for r in runs if not r.ok][:3]
-            record(
-                results,
-                f"history {dialect}",
-                server.name,
-                1000 * statistics.median(r.first for r in runs),
-            )
-        route = server.routes[STREAM_DIALECT]
-        data = encode(short_body(STREAM_DIALECT, MODEL, f"[bench {sizes.parts}]"))
-        one = await stream(session, server.base, route, MODEL, data, sizes.parts)
-        if not one.ok:
-            problems.append(f"{server.name} stream: {one.error}")
-        record(results, "stream", server.name, sizes.parts / one.total if one.total else 0.0)
-    wall, many = await concurrent(server.base, route, MODEL, sizes.streams, sizes.stream_parts)
-    failed = [r for r in many if not r.ok]
-    problems += [f"{server.name} {sizes.streams} streams: {r.error}" for r in failed][:3]
-    record(results, "concurrent", server.name, sizes.streams * sizes.stream_parts / wall)
+    return Provider(PROVIDER, ask)
 
 
 async def _supported(server: Server, problems: list[str], log: Callable[[str], None]) -> None:
@@ -160,13 +92,7 @@ async def _supported(server: Server, problems: list[str], log: Callable[[str], N
                 log(f"{server.name} leaves out {dialect}: {result.error}")
                 del server.routes[dialect]
     if STREAM_DIALECT not in server.routes:
-        problems.append(f"{server.name} does not answer {STREAM_DIALECT}")
-
-
-def _server_step(
-    server: Server, sizes: Sizes, results: Results, problems: list[str]
-) -> Callable[[], None]:
-    return lambda: asyncio.run(_measure_server(server, sizes, results, problems))
+        problems.append(f"{server.name} does not answer {STREAM_DIALECT}: left out")
 
 
 def run_rounds(
@@ -176,29 +102,17 @@ def run_rounds(
     problems: list[str] = []
     for server in servers:
         asyncio.run(_supported(server, problems, log))
-    servers = [s for s in servers if STREAM_DIALECT in s.routes]
+    contenders: list[Contender] = [_provider(host)]
+    contenders += [s for s in servers if STREAM_DIALECT in s.routes]
     warm = dataclasses.replace(
-        sizes,
-        short=3,
-        history=min(sizes.history, 200),
-        history_requests=1,
-        parts=500,
-        streams=2,
-        stream_parts=10,
+        sizes, short=3, history=min(sizes.history, 200), history_requests=1, parts=500
     )
-    measure_provider(host, warm, {}, [])
-    for server in servers:
-        asyncio.run(_measure_server(server, warm, {}, []))
+    warm = dataclasses.replace(warm, streams=2, stream_parts=10)
+    log("warming up (the first requests of a fresh host load code on every path)")
+    asyncio.run(one_round(contenders, warm, False, {}, []))
     for index in range(sizes.rounds):
-        steps: list[tuple[str, Callable[[], None]]] = [
-            (PROVIDER, lambda: measure_provider(host, sizes, results, problems))
-        ]
-        steps += [(s.name, _server_step(s, sizes, results, problems)) for s in servers]
-        if index % 2:
-            steps.reverse()
-        for name, step in steps:
-            log(f"round {index + 1} of {sizes.rounds}: {name}")
-            step()
+        log(f"round {index + 1} of {sizes.rounds}")
+        asyncio.run(one_round(contenders, sizes, bool(index % 2), results, problems))
     return results, problems
 
 

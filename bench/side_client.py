@@ -52,14 +52,15 @@ END = {
 }
 
 
-def short_body(dialect: str, model: str, text: str) -> dict[str, Any]:
-    """A one-message streaming request, with nothing else in it."""
+def short_body(dialect: str, model: str, text: str, parts: int = 1) -> dict[str, Any]:
+    """A one-message streaming request for `parts` parts, with nothing else in it (Messages
+    allows more output tokens than those parts take: the bridge ends a stream at the limit)."""
     if dialect == "responses":
         return {"model": model, "input": text, "stream": True}
     if dialect == "messages":
         return {
             "model": model,
-            "max_tokens": 4096,
+            "max_tokens": 4 * parts + 4096,
             "messages": [{"role": "user", "content": text}],
             "stream": True,
         }
@@ -142,7 +143,7 @@ async def concurrent(
 ) -> tuple[float, list[Result]]:
     """`streams` streams of `parts` parts started together; the wall time until the last one
     ended, and each one's result."""
-    data = encode(short_body(route.dialect, model, f"[bench {parts}]"))
+    data = encode(short_body(route.dialect, model, f"[bench {parts}]", parts))
     async with new_session() as session:
         await stream(
             session, base, route, model, encode(short_body(route.dialect, model, "[bench 1]")), 1
