@@ -57,6 +57,9 @@ class Server:
     name: str
     base: str  # http://host:port
     routes: dict[str, Route]
+    model: str = MODEL
+    text: str = "[bench 1]"  # the short request's
+    counted: bool = True  # the scripted model's parts are counted; another model's any text
     session: aiohttp.ClientSession | None = None
     bodies: dict[tuple[str, int], bytes] = field(default_factory=dict)
 
@@ -65,9 +68,9 @@ class Server:
         key = (dialect, items)
         if key not in self.bodies:
             built = (
-                history_body(dialect, MODEL, items)
+                history_body(dialect, self.model, items)
                 if items
-                else short_body(dialect, MODEL, "[bench 1]")
+                else short_body(dialect, self.model, self.text)
             )
             self.bodies[key] = encode(built)
         return self.bodies[key]
@@ -75,7 +78,12 @@ class Server:
     async def _one(self, dialect: str, items: int, problems: list[str]) -> float:
         assert self.session is not None
         result = await stream(
-            self.session, self.base, self.routes[dialect], MODEL, self._body(dialect, items), 1
+            self.session,
+            self.base,
+            self.routes[dialect],
+            self.model,
+            self._body(dialect, items),
+            1 if self.counted else None,
         )
         if not result.ok:
             problems.append(f"{self.name}: {result.error}")
@@ -130,14 +138,14 @@ async def one_round(
                 await contender.short(block, samples[contender.name], problems)
             order.reverse()
             done += block
-        for repetition in range(sizes.history_requests + 1):
+        for repetition in range(sizes.history_requests + 1 if sizes.history else 0):
             for contender in order:
                 kept = samples[contender.name] if repetition else {}  # the first: a warm-up
                 await contender.history(sizes.history, kept, problems)
             order.reverse()
-        for contender in order:
+        for contender in order if sizes.parts else []:
             await contender.stream(sizes.parts, samples[contender.name], problems)
-    for contender in order:
+    for contender in order if sizes.streams else []:
         if isinstance(contender, Server):
             contender.session = None
             await contender.concurrent(
