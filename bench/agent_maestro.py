@@ -21,7 +21,7 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_VSIX = REPO_ROOT / ".cache" / "agent-maestro" / "agent-maestro.vsix"
 PORT_SETTING = "agent-maestro.proxyServerPort"
 
-# Its routes as its README documents them (`/api/anthropic` for Claude Code, `/api/openai` for
+# Its routes as its source registers them (`/api/anthropic` for Claude Code, `/api/openai` for
 # Codex and the Chat Completions clients). The benchmark asks each once before measuring and
 # leaves out a dialect that does not answer.
 ROUTES = (
