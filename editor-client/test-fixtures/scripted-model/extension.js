@@ -50,11 +50,28 @@ const now = () => Number(process.hrtime.bigint()) / 1e6; // ms
 
 // The benchmark's own client of vscode.lm, in this extension host: `requests` requests, one after
 // another, for `parts` parts each; per request the parts read, ms until the first one arrived
-// and ms until the stream ended (both from the call of sendRequest).
-async function benchLm({ parts, requests }) {
-  const [model] = await vscode.lm.selectChatModels({ vendor: 'maestro-test', id: 'scripted-model' });
-  if (!model) throw new Error('the scripted model is not registered');
-  const messages = [vscode.LanguageModelChatMessage.User(`[bench ${parts}]`)];
+// and ms until the stream ended (both from the call of sendRequest). `history` items go before
+// the last user text (user and assistant texts, tool calls and their results, as an agent's
+// conversation; bench/side_by_side.py); `vendor`, `id` and `text` ask another model (Copilot's,
+// with any prompt) than the scripted one's `[bench N]`.
+function benchHistory(items) {
+  const messages = [];
+  for (let i = 0; i < items; i += 1) {
+    const words = `item ${i} of the bench history with a few more words in it`;
+    const call = `call_bench${Math.floor(i / 4)}`;
+    const kind = i % 4 === 2 && i === items - 1 ? 1 : i % 4;
+    if (kind === 0) messages.push(vscode.LanguageModelChatMessage.User(words));
+    else if (kind === 1) messages.push(vscode.LanguageModelChatMessage.Assistant(words));
+    else if (kind === 2) messages.push(vscode.LanguageModelChatMessage.Assistant([new vscode.LanguageModelToolCallPart(call, 'shell', { command: words })]));
+    else messages.push(vscode.LanguageModelChatMessage.User([new vscode.LanguageModelToolResultPart(call, [new vscode.LanguageModelTextPart(words)])]));
+  }
+  return messages;
+}
+
+async function benchLm({ parts, requests, history = 0, vendor = 'maestro-test', id = 'scripted-model', text }) {
+  const [model] = await vscode.lm.selectChatModels({ vendor, id });
+  if (!model) throw new Error(`the model ${vendor}/${id} is not registered`);
+  const messages = [...benchHistory(history), vscode.LanguageModelChatMessage.User(text || `[bench ${parts}]`)];
   const runs = [];
   for (let r = 0; r < requests; r += 1) {
     const started = now();
