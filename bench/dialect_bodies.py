@@ -200,7 +200,9 @@ BUILDERS: dict[str, Callable[[list[Item]], Body]] = {
 }
 
 
-def encoded(dialect: str, items: list[Item]) -> bytes:
-    """The body as the client sends it (compact JSON, UTF-8)."""
+def encoded(dialect: str, items: list[Item], model: str = MODEL) -> bytes:
+    """The body as the client sends it (compact JSON, UTF-8); Gemini names `model` in its path."""
     body = BUILDERS[dialect](items)
+    if dialect != "gemini":
+        body["model"] = model
     return json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode()

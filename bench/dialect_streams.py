@@ -28,8 +28,10 @@ class Outcome:
     complete: bool  # the dialect's closing event arrived
     error: str = ""
 
-    def ok(self, parts: int) -> bool:
-        return self.status == 200 and self.complete and self.text == PART_TEXT * parts
+    def ok(self, parts: int | None) -> bool:
+        """Whole, with `parts` parts of sim-bench's text (None: any text, another model's)."""
+        text_ok = bool(self.text) if parts is None else self.text == PART_TEXT * parts
+        return self.status == 200 and self.complete and text_ok
 
 
 def _text_and_end(dialect: str, event: str, data: Any) -> tuple[str, bool]:
@@ -72,12 +74,16 @@ def _events(buffer: bytes) -> tuple[list[tuple[str, Any]], bytes]:
     return events, rest
 
 
-async def stream(session: aiohttp.ClientSession, url: str, dialect: str, body: bytes) -> Outcome:
+async def stream(
+    session: aiohttp.ClientSession, url: str, dialect: str, body: bytes, model: str = "sim-bench"
+) -> Outcome:
+    """One request; `model` is in the path for Gemini (the others name it in the body)."""
+    path = DIALECTS[dialect].path.replace("sim-bench", model)
     headers = {"Content-Type": "application/json", "Accept": "text/event-stream"}
     started = time.perf_counter()
     first, texts, complete = 0.0, [], False
     try:
-        async with session.post(url + DIALECTS[dialect].path, data=body, headers=headers) as reply:
+        async with session.post(url + path, data=body, headers=headers) as reply:
             if reply.status != 200:
                 detail = (await reply.text())[:300]
                 return Outcome(reply.status, 0, "", False, f"HTTP {reply.status}: {detail}")

@@ -23,7 +23,7 @@ import aiohttp
 
 from bench import conversation, cpu_clock, load, report, servers
 from bench.conversation import Item
-from bench.dialect_bodies import encoded
+from bench.dialect_bodies import MODEL, encoded
 from bench.dialect_streams import stream
 from bench.dialects import DIALECTS
 from bench.history_report import Judged, Point, sweep_table, verdict_table
@@ -80,11 +80,12 @@ async def _measure(
     body: bytes,
     problems: list[str],
     record: bool,
+    model: str,
 ) -> None:
     before = await cpu_clock.idle_cpu(server.pids)
-    outcome = await stream(session, server.url, point.dialect, body)
+    outcome = await stream(session, server.url, point.dialect, body, model)
     after = await cpu_clock.idle_cpu(server.pids)
-    if not outcome.ok(PARTS):
+    if not outcome.ok(PARTS if model == MODEL else None):
         error = outcome.error or f"text {outcome.text!r}, complete={outcome.complete}"
         problems.append(f"{point.dialect} {point.sweep} {point.items} items: {error}")
         return
@@ -96,7 +97,7 @@ async def _measure(
 
 
 async def sweep(
-    server: servers.Server, sizes: Sizes, dialects: list[str], log: Log
+    server: servers.Server, sizes: Sizes, dialects: list[str], log: Log, model: str = MODEL
 ) -> tuple[list[Point], list[str]]:
     """Every point of both sweeps; for each, the dialects take turns, request by request,
     so that a noisy moment of the machine falls on all of them alike."""
@@ -104,7 +105,7 @@ async def sweep(
     problems: list[str] = []
     async with load.new_session() as session:  # one kept-alive connection, as an agent's
         for request in requests(sizes):
-            points += await _point(session, server, request, sizes, dialects, problems, log)
+            points += await _point(session, server, request, sizes, dialects, problems, log, model)
     return points, problems
 
 
@@ -116,9 +117,10 @@ async def _point(
     dialects: list[str],
     problems: list[str],
     log: Log,
+    model: str,
 ) -> list[Point]:
     """One request size: one warm-up, then the repetitions, the dialects taking turns."""
-    bodies = {dialect: encoded(dialect, request.items) for dialect in dialects}
+    bodies = {dialect: encoded(dialect, request.items, model) for dialect in dialects}
     mine = [
         Point(d, request.sweep, len(request.items), len(bodies[d]), request.target)
         for d in dialects
@@ -127,17 +129,17 @@ async def _point(
     for repetition in range(sizes.repetitions + 1):
         for point in mine:
             body = bodies[point.dialect]
-            await _measure(session, server, point, body, problems, record=repetition > 0)
+            await _measure(session, server, point, body, problems, repetition > 0, model)
     return mine
 
 
-def run(sizes: Sizes, dialects: list[str], log: Log) -> tuple[str, list[str]]:
+def run(sizes: Sizes, dialects: list[str], log: Log, model: str = MODEL) -> tuple[str, list[str]]:
     """Start one bridge, run both sweeps, stop it: the markdown tables and any failures."""
     server = servers.start("bridge", "bridge")
     try:
         if len(server.pids) != 2:
             raise RuntimeError(f"expected the editor and its language server, got {server.pids}")
-        points, problems = asyncio.run(sweep(server, sizes, dialects, log))
+        points, problems = asyncio.run(sweep(server, sizes, dialects, log, model))
     finally:
         server.stop()
     if any(not p.bridge_cpu for p in points):
@@ -163,6 +165,12 @@ def main(argv: list[str] | None = None) -> int:
         help=f"comma-separated, of {', '.join(DIALECTS)} (default: all)",
     )
     parser.add_argument("--repetitions", type=int, help="measured requests per point")
+    parser.add_argument(
+        "--model",
+        default=MODEL,
+        help=f"the simulated model asked (default {MODEL}, which skips Copilot's rules; "
+        "sim-echo is the embedded default's, with them)",
+    )
     parser.add_argument("--markdown", metavar="FILE", help="also write the tables to FILE")
     args = parser.parse_args(argv)
     dialects = [d.strip() for d in args.dialects.split(",") if d.strip()]
@@ -174,10 +182,11 @@ def main(argv: list[str] | None = None) -> int:
         sizes = Sizes(sizes.item_counts, sizes.byte_sizes, args.repetitions, sizes.judged)
 
     before, started = report.machine(), time.perf_counter()
-    text, problems = run(sizes, dialects, report.log)
+    text, problems = run(sizes, dialects, report.log, args.model)
     if not text:
         problems.append("no figures: no request of some point was answered")
     command = "python -m bench.history" + (" --quick" if args.quick else "")
+    command += f" --model {args.model}" if args.model != MODEL else ""
     heading = (
         f"`{command}`: {sizes.repetitions} repetition(s) per point, "
         f"{time.perf_counter() - started:.0f} s; medians"

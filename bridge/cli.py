@@ -33,7 +33,9 @@ def _positive_seconds(text: str) -> float:
 def _parser() -> argparse.ArgumentParser:
     from bridge.budgets import command as budget_command
     from bridge.configure.arguments import add_configure
+    from bridge.doctor.command import add_doctor
     from bridge.mcp import command as tool_command
+    from bridge.run.command import add_run
     from bridge.usage import command as usage_command
 
     parser = argparse.ArgumentParser(
@@ -102,6 +104,8 @@ def _parser() -> argparse.ArgumentParser:
     budget_command.add_serve_options(serve)
     tool_command.add_serve_options(serve)
     add_configure(sub)
+    add_run(sub)
+    add_doctor(sub)
     usage_command.add_usage_command(sub)
     from bridge.access.command import add_key_command
 
@@ -259,6 +263,9 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv == ["lsp"]:  # what editors launch: no parser to build, no flags' modules to import
         return _run_lsp()
+    from bridge.run.argv import split_agent_args
+
+    argv, agent_args = split_agent_args(argv)  # `run AGENT -- ARGS`: ARGS are the agent's
     spawned = _spawn_for_serve(argv)
     try:
         args = _parser().parse_args(argv)
@@ -273,6 +280,14 @@ def main(argv: list[str] | None = None) -> int:
         from bridge.configure.arguments import run_configure
 
         return run_configure(args)
+    if args.command == "run":
+        from bridge.run.command import run_run
+
+        return run_run(args, agent_args)
+    if args.command == "doctor":
+        from bridge.doctor.command import run_doctor
+
+        return run_doctor(args)
     if args.command == "usage":
         from bridge.usage import command as usage_command
 

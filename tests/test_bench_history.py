@@ -133,6 +133,17 @@ def test_quick_history_prints_every_figure_for_every_dialect() -> None:
     assert len(sweep_rows) == points * len(DIALECTS)
 
 
+def test_quick_history_asks_the_model_named() -> None:
+    """`--model sim-echo`: the embedded default's model (Copilot's rules, the prompt cache),
+    whose answer is its own text, not sim-bench's parts: every request still answered whole."""
+    command = [sys.executable, "-m", "bench.history", "--quick", "--dialects", "messages"]
+    done = run([*command, "--model", "sim-echo"], cwd=REPO_ROOT, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "--model sim-echo" in done.stdout
+    rows = [_cells(line) for line in done.stdout.splitlines() if line.startswith("| messages")]
+    assert len([r for r in rows if len(r) == 9]) == len(QUICK.item_counts) + len(QUICK.byte_sizes)
+
+
 async def test_cpu_clock_reads_another_process_as_proc_does() -> None:
     # A child that burns ~0.2 s of CPU, says so, then sleeps.
     burn = "import time\nend = time.process_time() + 0.2\nwhile time.process_time() < end: pass\n"

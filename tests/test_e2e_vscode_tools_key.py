@@ -175,10 +175,10 @@ async def test_a_tool_asking_for_confirmation_shows_vscodes_dialog(
 
 
 def show_status(host: VSCodeHost) -> str:
-    """Show Status's message, as a person reads it before clicking Show Logs."""
+    """Show Status's message, as a person reads it before clicking Show Report."""
     request = {"command": "maestroBridge.showStatus"}
     request_id = host.send_control(request)
-    said = host.click("Show Logs")
+    said = host.click("Show Report")
     host.control_answer(request_id, request, 30)
     return said
 

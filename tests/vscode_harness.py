@@ -92,6 +92,7 @@ def start_host(
     extra_env: dict[str, str] | None = None,
     seed_storage: dict[str, str] | None = None,
     fixture_extensions: tuple[str, ...] = (),
+    extra_vsixes: tuple[Path, ...] = (),
 ) -> VSCodeHost:
     """Installs the extensions into a fresh profile, starts code-server and the first window,
     and waits until the Maestro Bridge extension says its endpoint listens.
@@ -101,7 +102,8 @@ def start_host(
     default, for a reconnection); `extra_env` goes to code-server and its extension hosts;
     `seed_storage` is written into each window's global state before its workbench loads
     (drive.js); `fixture_extensions` names more test extensions of editor-client/test-fixtures/
-    to package and install."""
+    to package and install; `extra_vsixes` are more VSIX files to install (the benchmark's
+    peer, bench/agent_maestro.py)."""
     host = VSCodeHost(
         root=root, record_path=root / "record.jsonl", tools=tools, seed_storage=seed_storage
     )
@@ -160,7 +162,11 @@ def start_host(
             *base,
             "--install-extension",
             str(VSIX),
-            *(arg for vsix in fixture_vsixes for arg in ("--install-extension", str(vsix))),
+            *(
+                arg
+                for vsix in (*fixture_vsixes, *extra_vsixes)
+                for arg in ("--install-extension", str(vsix))
+            ),
         ],
         host.logs["setup"],
         env,

@@ -55,6 +55,8 @@ def read_key(path: Path | None = None) -> str | None:
         return None
     except OSError as exc:
         raise KeyFileError(f"cannot read the API key file {path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise KeyFileError(f"the API key file {path} is not UTF-8 text") from None
     if text and sys.platform != "win32":
         _narrow(path)
     return text or None

@@ -17,7 +17,7 @@ DEFAULT_ROOT = "http://127.0.0.1:23335"
 
 
 def add_configure(sub: Any) -> None:
-    """Adds `configure codex`, `configure claude-code` and `configure gemini` to `sub`."""
+    """Adds `configure codex`, `claude-code`, `gemini`, `opencode` and `qwen` to `sub`."""
     configure = sub.add_parser("configure", help="configure a client for the running bridge")
     targets = configure.add_subparsers(dest="target", required=True)
     codex = targets.add_parser(
@@ -88,6 +88,30 @@ def add_configure(sub: Any) -> None:
         "(Gemini CLI reads the key there)",
     )
 
+    for name, where, tools_where in (
+        (
+            "opencode",
+            "OpenCode's opencode.json ($XDG_CONFIG_HOME/opencode or ~/.config/opencode)",
+            "opencode.json's `mcp`, with the key as its Authorization header",
+        ),
+        (
+            "qwen",
+            "Qwen Code's settings.json ($QWEN_HOME or ~/.qwen)",
+            "settings.json's mcpServers, with the key as its Authorization header",
+        ),
+    ):
+        target = targets.add_parser(
+            name, help=f"write the bridge (a provider with its models) into {where}"
+        )
+        target.add_argument(
+            "--model",
+            metavar="NAME",
+            help="the model it uses, as the bridge lists it (default: the editor's first)",
+        )
+        _add_root_url(target)
+        _add_common(target, "written into the same file")
+        _add_tools(target, tools_where)
+
 
 def _add_root_url(target: argparse.ArgumentParser) -> None:
     """`--url` (or `--base-url`): targets that take the bridge's root, with or without /v1."""
@@ -156,6 +180,14 @@ def run_configure(args: argparse.Namespace) -> int:
 
 def _configure_function(target: str) -> Callable[..., Any]:
     """The target's `configure_*(model, url, api_key, dry_run, environ)`, imported now."""
+    if target == "opencode":
+        from bridge.configure.opencode_qwen_command import configure_opencode
+
+        return configure_opencode
+    if target == "qwen":
+        from bridge.configure.opencode_qwen_command import configure_qwen
+
+        return configure_qwen
     if target == "gemini":
         from bridge.configure.gemini_command import configure_gemini
 

@@ -9,9 +9,10 @@ import {
 } from './configureSetup';
 import type { Controller } from './controller';
 import { geminiOutcomeMessage, parseGeminiOutcome } from './geminiSetup';
-import { codexConfig, describeState, endpointUrlOf, toRpcError } from './convert';
+import { codexConfig, endpointUrlOf, toRpcError } from './convert';
 import type { Logger } from './logging';
 import { neutralCwd } from './python';
+import { showStatus } from './statusReport';
 import { SECTION } from './settings';
 import { UsagePanel } from './usagePanel';
 
@@ -58,7 +59,7 @@ function toolsEnabled(): boolean {
   return vscode.workspace.getConfiguration(SECTION).get<boolean>('tools.enable') === true;
 }
 
-function endpointUrl(controller: Controller): string | undefined {
+export function endpointUrl(controller: Controller): string | undefined {
   const url = endpointUrlOf(controller.state); // served by this window or by another one
   if (url) return url;
   void vscode.window.showWarningMessage('Maestro Bridge is not running: see its status.', 'Show Status').then((p) => {
@@ -67,8 +68,8 @@ function endpointUrl(controller: Controller): string | undefined {
   return undefined;
 }
 
-/** `python -m bridge.cli configure TARGET ...`: its stdout, or an Error with its message. */
-function runConfigure(python: string, args: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<string> {
+/** `python -m bridge.cli configure TARGET ...` (or `doctor`): its stdout, or an Error with its message. */
+export function runConfigure(python: string, args: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<string> {
   return new Promise((resolve, reject) => {
     execFile(python, args, { cwd, env, timeout: CONFIGURE_TIMEOUT_MS }, (err, stdout, stderr) => {
       if (!err) return resolve(String(stdout));
@@ -79,7 +80,7 @@ function runConfigure(python: string, args: string[], env: NodeJS.ProcessEnv, cw
 }
 
 /** One "Configure CLIENT" command: the client's name, its target, how to read and finish. */
-interface ConfigureSpec<T extends FileOutcome & ToolsOutcome> {
+export interface ConfigureSpec<T extends FileOutcome & ToolsOutcome> {
   client: string;
   target: ConfigureTarget;
   parse: (stdout: string) => T;
@@ -88,7 +89,7 @@ interface ConfigureSpec<T extends FileOutcome & ToolsOutcome> {
 }
 
 /** Asks for a model, runs `maestro-bridge configure TARGET` with it, and reports. */
-async function configureClient<T extends FileOutcome & ToolsOutcome>(
+export async function configureClient<T extends FileOutcome & ToolsOutcome>(
   controller: Controller, storage: vscode.Uri, log: Logger, spec: ConfigureSpec<T>,
 ): Promise<void> {
   const url = endpointUrl(controller);
@@ -218,19 +219,7 @@ export function registerCommands(controller: Controller, log: Logger, storage: v
     register('maestroBridge.configureGeminiCli', () => configureClient(controller, storage, log, {
       client: 'Gemini CLI', target: 'gemini', parse: parseGeminiOutcome, finish: (o) => Promise.resolve(geminiOutcomeMessage(o)),
     })),
-    register('maestroBridge.showStatus', async () => {
-      const state = controller.state;
-      const models = await vscode.lm.selectChatModels({});
-      const where = describeState(state);
-      const python = controller.python ? ` Python: ${controller.python} (${controller.version ?? '?'}).` : '';
-      const pick = await vscode.window.showInformationMessage(
-        `Maestro Bridge is ${where}.${python} Chat models: ${models.map((m) => m.id).join(', ') || 'none'}. ${controller.keys.describe()}`,
-        'Copy URL', 'Restart', 'Show Logs',
-      );
-      if (pick === 'Copy URL') await vscode.commands.executeCommand('maestroBridge.copyEndpointUrl');
-      if (pick === 'Restart') await controller.restart();
-      if (pick === 'Show Logs') log.channel.show();
-    }),
+    register('maestroBridge.showStatus', () => showStatus(controller, log, storage)),
     register('maestroBridge.showUsage', async () => {
       const url = endpointUrl(controller);
       if (url) await UsagePanel.show(url, controller.settings.apiKey);

@@ -5,7 +5,7 @@
 
 export const API_KEY_ENV = 'MAESTRO_BRIDGE_API_KEY';
 
-export type ConfigureTarget = 'codex' | 'claude-code' | 'gemini';
+export type ConfigureTarget = 'codex' | 'claude-code' | 'gemini' | 'opencode' | 'qwen';
 
 /**
  * The option that sends a target's background requests (Claude Code's small-fast model, Gemini

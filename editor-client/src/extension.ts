@@ -2,6 +2,7 @@
 // when its settings change; stops it on deactivate.
 
 import * as vscode from 'vscode';
+import { registerAgentCommands } from './agentCommands';
 import { registerCommands } from './commands';
 import { Controller } from './controller';
 import type { BridgeState } from './convert';
@@ -32,6 +33,7 @@ export function activate(context: vscode.ExtensionContext): MaestroBridgeApi {
     status,
     new UsageWatch(ctl, status, log),
     ...registerCommands(ctl, log, context.globalStorageUri),
+    ...registerAgentCommands(ctl, log, context.globalStorageUri),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration(SECTION)) {
         log.info('Settings changed: restarting');

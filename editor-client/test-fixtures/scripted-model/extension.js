@@ -50,11 +50,28 @@ const now = () => Number(process.hrtime.bigint()) / 1e6; // ms
 
 // The benchmark's own client of vscode.lm, in this extension host: `requests` requests, one after
 // another, for `parts` parts each; per request the parts read, ms until the first one arrived
-// and ms until the stream ended (both from the call of sendRequest).
-async function benchLm({ parts, requests }) {
-  const [model] = await vscode.lm.selectChatModels({ vendor: 'maestro-test', id: 'scripted-model' });
-  if (!model) throw new Error('the scripted model is not registered');
-  const messages = [vscode.LanguageModelChatMessage.User(`[bench ${parts}]`)];
+// and ms until the stream ended (both from the call of sendRequest). `history` items go before
+// the last user text (user and assistant texts, tool calls and their results, as an agent's
+// conversation; bench/side_by_side.py); `vendor`, `id` and `text` ask another model (Copilot's,
+// with any prompt) than the scripted one's `[bench N]`.
+function benchHistory(items) {
+  const messages = [];
+  for (let i = 0; i < items; i += 1) {
+    const words = `item ${i} of the bench history with a few more words in it`;
+    const call = `call_bench${Math.floor(i / 4)}`;
+    const kind = i % 4 === 2 && i === items - 1 ? 1 : i % 4;
+    if (kind === 0) messages.push(vscode.LanguageModelChatMessage.User(words));
+    else if (kind === 1) messages.push(vscode.LanguageModelChatMessage.Assistant(words));
+    else if (kind === 2) messages.push(vscode.LanguageModelChatMessage.Assistant([new vscode.LanguageModelToolCallPart(call, 'shell', { command: words })]));
+    else messages.push(vscode.LanguageModelChatMessage.User([new vscode.LanguageModelToolResultPart(call, [new vscode.LanguageModelTextPart(words)])]));
+  }
+  return messages;
+}
+
+async function benchLm({ parts, requests, history = 0, vendor = 'maestro-test', id = 'scripted-model', text }) {
+  const [model] = await vscode.lm.selectChatModels({ vendor, id });
+  if (!model) throw new Error(`the model ${vendor}/${id} is not registered`);
+  const messages = [...benchHistory(history), vscode.LanguageModelChatMessage.User(text || `[bench ${parts}]`)];
   const runs = [];
   for (let r = 0; r < requests; r += 1) {
     const started = now();
@@ -164,9 +181,14 @@ async function respond(model, messages, options, progress, token) {
 
 exports.activate = (context) => {
   context.subscriptions.push(...registerTools(record));
+  // `{id, models: false}` on the control channel takes the models away (as a provider that is
+  // signed out offers none), `{id, models: true}` brings them back.
+  let offering = true;
+  const modelsChanged = new vscode.EventEmitter();
   context.subscriptions.push(
     vscode.lm.registerLanguageModelChatProvider('maestro-test', {
-      provideLanguageModelChatInformation: () => [{
+      onDidChangeLanguageModelChatInformation: modelsChanged.event,
+      provideLanguageModelChatInformation: () => !offering ? [] : [{
         // A GPT-4 family, so Copilot's strictest schema rules apply; Copilot's sizes for it.
         id: 'scripted-model', name: 'Scripted Model', family: 'gpt-4.1', version: '1.0.0', tooltip: 'test double',
         maxInputTokens: 100000, maxOutputTokens: 16384, capabilities: { toolCalling: true, imageInput: true },
@@ -197,7 +219,7 @@ exports.activate = (context) => {
     }),
   );
   // Requests of the test, written to $MAESTRO_E2E_CONTROL: {id, settings} are applied as user
-  // settings through the configuration API; {id, command} runs a command; {id, open} opens
+  // settings through the configuration API; {id, command, args?} runs a command; {id, open} opens
   // a file of the window's folder in an editor; {id, terminal: FILE} writes an integrated
   // terminal's $MAESTRO_BRIDGE_API_KEY and $MAESTRO_BRIDGE_URL to FILE and records them; {id, tooltip}
   // records the Maestro Bridge status bar tooltip; {id, bench: {parts,
@@ -248,6 +270,12 @@ exports.activate = (context) => {
         }, 100);
         return;
       }
+      if (typeof request.models === 'boolean') {
+        offering = request.models;
+        modelsChanged.fire();
+        record({ event: 'models-done', id: request.id, offering });
+        return;
+      }
       if (request.tooltip) {
         // The Maestro Bridge status bar item's tooltip, as its API reports it.
         record({ event: 'tooltip-done', id: request.id, tooltip: bridgeApi ? bridgeApi.statusTooltip() : null });
@@ -255,7 +283,7 @@ exports.activate = (context) => {
       }
       if (request.command) {
         // Runs a command as the Command Palette would, then reports what it put on the clipboard.
-        Promise.resolve(vscode.commands.executeCommand(request.command))
+        Promise.resolve(vscode.commands.executeCommand(request.command, ...(request.args || [])))
           .then(() => vscode.env.clipboard.readText())
           .then((clipboard) => record({ event: 'command-done', id: request.id, clipboard }),
             (err) => record({ event: 'command-failed', id: request.id, message: String(err) }));
