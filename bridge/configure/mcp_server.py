@@ -54,6 +54,13 @@ class McpServer:
         """The Authorization header's value as written: a reference to the variable."""
         return f"Bearer {KEY_REFERENCE}" if self.api_key else None
 
+    @property
+    def bearer(self) -> str | None:
+        """The header with the key itself, for an agent that expands no `${VAR}` in its MCP
+        headers (OpenCode writes `{env:VAR}` instead, and its configuration holds the key for
+        the models already)."""
+        return f"Bearer {self.api_key}" if self.api_key else None
+
 
 def merge_json_server(
     document: dict[str, Any],

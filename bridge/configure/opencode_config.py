@@ -86,9 +86,9 @@ def merge(
         set_value(server, "url", mcp.url, f"{mcp_label}.url", changes)
         set_value(server, "enabled", True, f"{mcp_label}.enabled", changes)
         headers = server.get("headers")
-        if mcp.authorization is not None or isinstance(headers, dict):
+        if mcp.bearer is not None or isinstance(headers, dict):
             headers = _object(server, ("headers",), changes, mcp_label)
-            set_value(headers, "Authorization", mcp.authorization, MCP_AUTHORIZATION_PATH, changes)
+            set_value(headers, "Authorization", mcp.bearer, MCP_AUTHORIZATION_PATH, changes)
             if not headers:
                 del server["headers"]
     if not changes:
