@@ -1,0 +1,97 @@
+"""Issue 44: Claude Code's WebSearch through the bridge, offline. The model (scripted) loads
+WebSearch with ToolSearch and calls it; Claude Code asks the API to run its hosted
+`web_search_20250305` tool; the bridge runs the search on SearXNG (a FAKE one,
+tests/fake_search.py) and answers with `server_tool_use`, `web_search_tool_result` and cited
+text; Claude Code shows those results and sources to its model, which answers with them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from claude_code_cli import claude_or_skip, run_claude
+from conftest import StartServer
+from fake_search import PAGE_TITLE, PAGE_URL, fake_search
+from recording_proxy import recording_proxy
+from web_search_script import ANSWER, QUERY, search_rules
+
+FINAL = f"Found it: [{PAGE_TITLE}]({PAGE_URL})"
+SCRIPT = {
+    "rules": [
+        # Claude Code's WebSearch result, with the links it read from the result blocks.
+        {"match": "Web search results for query", "reply": [{"type": "text", "text": FINAL}]},
+        {
+            "match": "(?i)find the guide",
+            "reply": [
+                {
+                    "type": "tool_call",
+                    "name": "ToolSearch",
+                    "arguments": {"query": "select:WebSearch", "max_results": 1},
+                }
+            ],
+        },
+        {
+            "match": "Tool loaded",
+            "reply": [{"type": "tool_call", "name": "WebSearch", "arguments": {"query": QUERY}}],
+        },
+        # The request WebSearch makes with the hosted tool: the model searches.
+        {
+            "match": "Perform a web search for the query",
+            "reply": [{"type": "tool_call", "name": "web_search", "arguments": {"query": QUERY}}],
+        },
+        *search_rules(),
+        {"match": ".", "reply": [{"type": "text", "text": "Nothing to do."}]},
+    ]
+}
+
+
+def _tool_results(body: dict[str, Any]) -> list[str]:
+    return [
+        block["content"] if isinstance(block["content"], str) else str(block["content"])
+        for message in body["messages"]
+        if isinstance(message["content"], list)
+        for block in message["content"]
+        if block.get("type") == "tool_result"
+    ]
+
+
+def test_claude_code_web_search_shows_results_and_sources(
+    bridge_server_factory: StartServer, tmp_path: Path
+) -> None:
+    claude = claude_or_skip()
+    workdir = tmp_path / "work"
+    workdir.mkdir()
+    with fake_search() as search:
+        server = bridge_server_factory(
+            "--default-model",
+            "sim-echo",
+            "--web-search",
+            "searxng",
+            "--web-search-url",
+            search.url,
+            script=SCRIPT,
+        )
+        with recording_proxy(server.root_url) as proxy:
+            run = run_claude(
+                claude,
+                proxy.base_url,
+                "Please find the guide to Maestro Bridge's web search.",
+                cwd=workdir,
+                home=tmp_path / "home",
+                timeout=90,
+                extra_args=("--allowedTools", "WebSearch"),
+            )
+            bodies = proxy.messages_bodies()
+    assert run.returncode == 0, run.report
+    assert FINAL in run.stdout, run.report
+    # Claude Code asked for its hosted tool, and the bridge ran the search on SearXNG.
+    hosted = [
+        b for b in bodies if any(t.get("type") == "web_search_20250305" for t in b.get("tools", []))
+    ]
+    assert len(hosted) == 1, bodies
+    assert [r["query"]["q"] for r in search.requests] == [QUERY]
+    # What WebSearch gave its model: the results' links (from `web_search_tool_result`) and
+    # the cited answer text.
+    shown = next(text for b in bodies for text in _tool_results(b) if "Web search results" in text)
+    assert f'"url":"{PAGE_URL}"' in shown and PAGE_TITLE in shown, shown
+    assert ANSWER in shown, shown
