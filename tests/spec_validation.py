@@ -28,6 +28,9 @@ Open Responses does not (yet) include, and the bridge emits them for Codex:
   rest of the object is still checked against the spec.
 * ``function_call`` items with an extra ``namespace`` string (tools nested in a namespace tool).
   Extra keys are legal in the spec anyway; we only insist that it is a string.
+* output items ``{"type": "web_search_call", "id", "status", "action"}`` and the events
+  ``response.web_search_call.in_progress``/``.searching``/``.completed`` (the hosted web search
+  the bridge runs, issue 44), checked against local schemas from the openai SDK's types.
 * events ``response.custom_tool_call_input.delta`` (``item_id``, ``output_index``, ``delta``)
   and ``response.custom_tool_call_input.done`` (``item_id``, ``output_index``, ``input``), checked
   against local schemas.
@@ -92,6 +95,54 @@ _EXTENSION_DEFS: dict[str, Any] = {
         },
     },
     "FunctionCallNamespace": {"properties": {"namespace": _STRING}},
+    # The hosted web search the bridge runs (issue 44), as the openai SDK types it
+    # (ResponseFunctionWebSearch, its `search` action; ResponseWebSearchCall*Event).
+    "WebSearchCall": {
+        "type": "object",
+        "required": ["type", "id", "status", "action"],
+        "properties": {
+            "type": {"const": "web_search_call"},
+            "id": _STRING,
+            "status": {"enum": ["in_progress", "searching", "completed", "failed", "incomplete"]},
+            "action": {
+                "type": "object",
+                "required": ["type"],
+                "properties": {
+                    "type": {"const": "search"},
+                    "query": _STRING,
+                    "queries": {"type": "array", "items": _STRING},
+                    "sources": {
+                        "type": "array",
+                        "items": {
+                            "type": "object",
+                            "required": ["type", "url"],
+                            "properties": {"type": {"const": "url"}, "url": _STRING},
+                            "additionalProperties": False,
+                        },
+                    },
+                },
+                "additionalProperties": False,
+            },
+        },
+        "additionalProperties": False,
+    },
+    "WebSearchCallEvent": {
+        "type": "object",
+        "required": ["type", "sequence_number", "item_id", "output_index"],
+        "properties": {
+            "type": {
+                "enum": [
+                    "response.web_search_call.in_progress",
+                    "response.web_search_call.searching",
+                    "response.web_search_call.completed",
+                ]
+            },
+            "sequence_number": _INTEGER,
+            "item_id": _STRING,
+            "output_index": _INTEGER,
+        },
+        "additionalProperties": False,
+    },
     "CustomToolCallInputDeltaEvent": {
         "type": "object",
         "required": ["type", "sequence_number", "item_id", "output_index", "delta"],
@@ -118,6 +169,9 @@ _EXTENSION_DEFS: dict[str, Any] = {
 _EXTENSION_EVENTS = {
     "response.custom_tool_call_input.delta": f"{EXT_URI}#/$defs/CustomToolCallInputDeltaEvent",
     "response.custom_tool_call_input.done": f"{EXT_URI}#/$defs/CustomToolCallInputDoneEvent",
+    "response.web_search_call.in_progress": f"{EXT_URI}#/$defs/WebSearchCallEvent",
+    "response.web_search_call.searching": f"{EXT_URI}#/$defs/WebSearchCallEvent",
+    "response.web_search_call.completed": f"{EXT_URI}#/$defs/WebSearchCallEvent",
 }
 
 # Incremental event families: prefix -> (sub-index field or None, field holding the full value on
@@ -163,6 +217,7 @@ def _registry() -> Registry[Any]:
         else:
             branches.append(ref)
     branches.append({"$ref": "#/$defs/CustomToolCall"})
+    branches.append({"$ref": "#/$defs/WebSearchCall"})
     extensions = {"$defs": {**_EXTENSION_DEFS, "ItemField": {"oneOf": branches}}}
     schemas["ItemField"] = {"$ref": f"{EXT_URI}#/$defs/ItemField"}
 

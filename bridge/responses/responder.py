@@ -43,6 +43,7 @@ from bridge.responses.convert_input import editor_messages
 from bridge.responses.events import Event, ResponseEventBuilder
 from bridge.responses.response_object import new_response, usage_object
 from bridge.responses.tools import ToolTarget, plan_request_tools
+from bridge.responses.web_search import SOURCES_INCLUDE, offer_search, web_search_ask
 from bridge.responses.wire import AnyRequest, CreateBody, as_body
 
 log = logging.getLogger(__name__)
@@ -59,6 +60,7 @@ class ResponsePlan:
     reasoning_summary: bool
     output_format: OutputFormat | None = None
     check_seconds: float = DEFAULT_CHECK_SECONDS  # the answer's structured-output check
+    search_sources: bool = False  # `include` asks for the web searches' sources
 
 
 def _model_options(request: CreateBody) -> RequestOptions:
@@ -83,12 +85,17 @@ def plan_response(request: AnyRequest, model: ModelInfo) -> ResponsePlan:
         raise invalid_request(
             "The input holds no message the model can read.", param="input", code="invalid_value"
         )
+    ask = web_search_ask(request.tools, request.max_tool_calls)
+    search = offer_search(tools.tools, ask, tools.choice_echo)
     chat = editor_chat(
         model, messages, tools.tools, tools.mode, _model_options(request), fmt, JUSTIFICATION
     )
+    chat.webSearch = search
     response = new_response(request, ids.response_id(), tools.echo, tools.choice_echo)
     summary = request.reasoning is not None and request.reasoning.summary not in (None, "none")
-    return ResponsePlan(chat, response, tools.targets, summary, fmt)
+    plan = ResponsePlan(chat, response, tools.targets, summary, fmt)
+    plan.search_sources = SOURCES_INCLUDE in (request.include or ())
+    return plan
 
 
 async def prepare_response(
@@ -129,6 +136,7 @@ def response_events(
     that raises (bridge/core/answer.py), after it the stream ends with `response.failed`.
     """
     builder = ResponseEventBuilder(plan.response, plan.targets, plan.reasoning_summary)
+    builder.search_sources = plan.search_sources
     batches = _response_batches(backend, plan, builder, keepalive_seconds)
     return guarded(batches, lambda error: builder.fail(error.code or error.type, error.message))
 
