@@ -1,18 +1,27 @@
-"""Issue 44: Claude Code's WebSearch through the bridge, offline. The model (scripted) loads
-WebSearch with ToolSearch and calls it; Claude Code asks the API to run its hosted
-`web_search_20250305` tool; the bridge runs the search on SearXNG (a FAKE one,
-tests/fake_search.py) and answers with `server_tool_use`, `web_search_tool_result` and cited
-text; Claude Code shows those results and sources to its model, which answers with them."""
+"""Issue 44: the agents' hosted web search tools through the bridge, offline, on SearXNG (a
+FAKE one, tests/fake_search.py), with the real CLIs and the simulated model (scripted: it
+answers from the results only once they reached it, tests/web_search_script.py).
+
+- Claude Code: the model loads WebSearch with ToolSearch and calls it; Claude Code asks the API
+  to run its hosted `web_search_20250305` tool; the bridge answers with `server_tool_use`,
+  `web_search_tool_result` and cited text; Claude Code shows those results and their sources
+  to its model, which answers with them.
+- Codex with web search on (`web_search = "live"`): its `web_search` tool is run by the bridge,
+  Codex shows the search (a `web_search` item) and the answer citing the result.
+- Gemini CLI: its `google_web_search` tool asks the API for `googleSearch`; the bridge answers
+  with `groundingMetadata`, from which Gemini CLI cites the source."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 from claude_code_cli import claude_or_skip, run_claude
-from conftest import StartServer
+from conftest import BridgeServer, StartServer
 from fake_search import PAGE_TITLE, PAGE_URL, fake_search
 from recording_proxy import recording_proxy
+from test_e2e_codex import codex_or_skip, run_codex
 from web_search_script import ANSWER, QUERY, search_rules
 
 FINAL = f"Found it: [{PAGE_TITLE}]({PAGE_URL})"
@@ -95,3 +104,51 @@ def test_claude_code_web_search_shows_results_and_sources(
     shown = next(text for b in bodies for text in _tool_results(b) if "Web search results" in text)
     assert f'"url":"{PAGE_URL}"' in shown and PAGE_TITLE in shown, shown
     assert ANSWER in shown, shown
+
+
+class _Proxied:
+    """A bridge as Codex's run reaches it: through the recording proxy."""
+
+    def __init__(self, base_url: str, server: BridgeServer) -> None:
+        self.base_url = base_url
+        self._server = server
+
+    def stderr_text(self) -> str:
+        return self._server.stderr_text()
+
+
+def test_codex_with_web_search_on_cites_a_source(
+    bridge_server_factory: StartServer, tmp_path: Path
+) -> None:
+    codex = codex_or_skip()
+    rules = [*search_rules(), {"match": ".", "reply": [{"type": "text", "text": "Nothing."}]}]
+    with fake_search() as search:
+        server = bridge_server_factory(
+            "--model-alias",
+            "gpt-5.5=sim-echo",
+            "--web-search",
+            "searxng",
+            "--web-search-url",
+            search.url,
+            script={"rules": rules},
+        )
+        with recording_proxy(server.root_url) as proxy:
+            run = run_codex(
+                codex,
+                _Proxied(proxy.base_url + "/v1", server),
+                tmp_path,
+                "gpt-5.5",
+                "Please search the web for the guide.",
+                extra_flags=("--json", "-c", 'web_search="live"'),
+            )
+            bodies = proxy.bodies("/v1/responses")
+    assert any({"type": "web_search"}.items() <= t.items() for t in bodies[0]["tools"]), bodies
+    events = [json.loads(line) for line in run.result.stdout.splitlines() if line.startswith("{")]
+    searched = [
+        e["item"]
+        for e in events
+        if e["type"] == "item.completed" and e["item"]["type"] == "web_search"
+    ]
+    assert [item["query"] for item in searched] == [QUERY], run.report
+    assert [r["query"]["q"] for r in search.requests] == [QUERY]
+    assert run.last_message == ANSWER, run.report  # [1]: the result it read
