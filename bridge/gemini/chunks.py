@@ -24,6 +24,8 @@ from bridge.core.backend import DataPart, ResponsePart, TextPart, ThinkingPart, 
 from bridge.core.editor_usage import UsageCounts, usage_of_part
 from bridge.core.errors import ApiError
 from bridge.gemini.errors import api_error_of, gemini_error_body
+from bridge.gemini.web_search import Grounding
+from bridge.web_search.events import search_of
 
 Chunk = dict[str, Any]
 Part = dict[str, Any]
@@ -89,6 +91,7 @@ class ChunkBuilder:
         self.answer_text: list[str] = []  # the answer's text, for the structured-output check
         self.reasoning_text: list[str] = []
         self.tool_calls = 0
+        self.grounding = Grounding()  # the searches the bridge ran (web_search.py)
 
     def _chunk(self, parts: list[Part], **candidate: Any) -> Chunk:
         return {
@@ -113,6 +116,8 @@ class ChunkBuilder:
                     wire.append({"text": part.value, "thought": True})
             elif isinstance(part, ToolCallPart):
                 wire.append(self._function_call(part))
+            elif (outcome := search_of(part)) is not None:
+                self.grounding.add(outcome)
             elif isinstance(part, DataPart):
                 counts = usage_of_part(part.mimeType, part.data)
                 if counts is not None:  # else counted with the editor's tokenizer at the end
@@ -147,6 +152,9 @@ class ChunkBuilder:
         """The last chunk: the held parts (or an empty text) with the reason and the usage."""
         held, self._held = self._held, None
         chunk = self._chunk(held or [{"text": ""}], finishReason=finish_reason)
+        grounding = self.grounding.metadata("".join(self.answer_text))
+        if grounding is not None:
+            chunk["candidates"][0]["groundingMetadata"] = grounding
         chunk["usageMetadata"] = usage_metadata(usage)
         return [chunk]
 
@@ -166,6 +174,7 @@ def fold(chunks: list[Chunk]) -> Chunk:
     parts: list[Part] = []
     finish_reason: str | None = None
     usage: dict[str, Any] | None = None
+    grounding: dict[str, Any] | None = None
     for chunk in chunks:
         if is_marker(chunk):
             continue
@@ -176,6 +185,7 @@ def fold(chunks: list[Chunk]) -> Chunk:
         for candidate in chunk.get("candidates") or []:
             parts += (candidate.get("content") or {}).get("parts") or []
             finish_reason = candidate.get("finishReason") or finish_reason
+            grounding = candidate.get("groundingMetadata") or grounding
     if first is None or finish_reason is None:
         raise ApiError(502, "The editor ended the answer without a result.", type="server_error")
     answer: Chunk = {
@@ -189,6 +199,8 @@ def fold(chunks: list[Chunk]) -> Chunk:
         "modelVersion": first["modelVersion"],
         "responseId": first["responseId"],
     }
+    if grounding is not None:
+        answer["candidates"][0]["groundingMetadata"] = grounding
     if usage is not None:
         answer["usageMetadata"] = usage
     return answer

@@ -33,8 +33,8 @@ def citations(text: str, results: list[SearchResult]) -> list[Citation]:
         number = int(match.group(1))
         if not 1 <= number <= len(results):
             continue
-        head = text[start : match.start()]
-        cut = max(head.rfind(". "), head.rfind("\n"))
+        head = text[start : match.start()].rstrip()
+        cut = max(head.rfind(end) for end in ".!?\n")
         begin = start + cut + 1 if cut >= 0 else start
         while begin < match.start() and text[begin].isspace():
             begin += 1

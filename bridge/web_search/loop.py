@@ -68,19 +68,30 @@ class SearchingBackend:
         while True:
             searches: list[ToolCallPart] = []
             client_calls = False
+            space: ResponsePart | None = None  # Copilot's " " before a call (answer.py)
             async with contextlib.aclosing(self._backend.chat(chat)) as batches:
                 async for batch in batches:
                     kept: list[ResponsePart] = []
                     for part in batch:
                         if isinstance(part, ToolCallPart) and _is_search(part, chat):
                             searches.append(part)
-                        elif isinstance(part, DataPart) and part.mimeType == "usage":
+                            space = None  # the call the space came before never shows
+                            continue
+                        if isinstance(part, DataPart) and part.mimeType == "usage":
                             usage.add(part)
-                        else:
-                            client_calls |= isinstance(part, ToolCallPart)
-                            kept.append(part)
+                            continue
+                        if space is not None:
+                            kept.append(space)
+                            space = None
+                        if isinstance(part, TextPart) and part.value == " ":
+                            space = part
+                            continue
+                        client_calls |= isinstance(part, ToolCallPart)
+                        kept.append(part)
                     if kept:
                         yield kept
+            if space is not None:
+                yield [space]
             usage.round_ended()
             if not searches:
                 break
