@@ -20,6 +20,7 @@ from typing import Any
 from claude_code_cli import claude_or_skip, run_claude
 from conftest import BridgeServer, StartServer
 from fake_search import PAGE_TITLE, PAGE_URL, fake_search
+from gemini_cli import YOLO, gemini_or_skip, run_gemini
 from recording_proxy import recording_proxy
 from test_e2e_codex import codex_or_skip, run_codex
 from web_search_script import ANSWER, QUERY, search_rules
@@ -152,3 +153,73 @@ def test_codex_with_web_search_on_cites_a_source(
     assert [item["query"] for item in searched] == [QUERY], run.report
     assert [r["query"]["q"] for r in search.requests] == [QUERY]
     assert run.last_message == ANSWER, run.report  # [1]: the result it read
+
+
+GEMINI_FINAL = f"Grounded: see {PAGE_URL}"
+
+
+def test_gemini_cli_google_web_search_answers_with_grounding(
+    bridge_server_factory: StartServer, tmp_path: Path
+) -> None:
+    router = {"complexity_reasoning": "One short answer.", "complexity_score": 10}
+    call = {"type": "tool_call", "name": "google_web_search", "arguments": {"query": QUERY}}
+    search = {"type": "tool_call", "name": "web_search", "arguments": {"query": QUERY}}
+    script = {
+        "rules": [
+            # Gemini CLI's router first, then its model calls google_web_search.
+            {
+                "match": "find the guide",
+                "reply": [{"type": "text", "text": json.dumps(router)}],
+                "times": 1,
+            },
+            {"match": "find the guide", "reply": [call], "times": 1},
+            # google_web_search asks for `googleSearch` with the query alone as the prompt.
+            {"match": f"^{QUERY}$", "reply": [search]},
+            # The tool's result: the grounded text, with the CLI's own [1] and its sources.
+            {"match": "Sources:", "reply": [{"type": "text", "text": GEMINI_FINAL}]},
+            *search_rules(),
+            {"match": ".", "reply": [{"type": "text", "text": "Nothing."}]},
+        ]
+    }
+    workdir = tmp_path / "work"
+    workdir.mkdir()
+    with fake_search() as fake:
+        server = bridge_server_factory(
+            "--default-model",
+            "sim-echo",
+            "--web-search",
+            "searxng",
+            "--web-search-url",
+            fake.url,
+            script=script,
+        )
+        with recording_proxy(server.root_url) as proxy:
+            run = run_gemini(
+                gemini_or_skip(),
+                proxy.base_url,
+                "Please find the guide.",
+                cwd=workdir,
+                home=tmp_path / "home",
+                output_format="json",
+                approval_mode=YOLO,
+                timeout=90,
+            )
+            recorded = proxy.recorded()
+    assert run.returncode == 0, run.report
+    result = run.json_result()
+    assert result["response"] == GEMINI_FINAL, run.report
+    tool = result["stats"]["tools"]["byName"]["google_web_search"]
+    assert (tool["count"], tool["success"]) == (1, 1), run.report
+    assert [r["query"]["q"] for r in fake.requests] == [QUERY]
+    # What google_web_search gave its model: the text with the CLI's marks placed from the
+    # groundingSupports, and the sources from the groundingChunks.
+    outputs = [
+        part["functionResponse"]["response"]["output"]
+        for r in recorded
+        for content in (r["body"] or {}).get("contents", [])
+        for part in content["parts"]
+        if part.get("functionResponse", {}).get("name") == "google_web_search"
+    ]
+    assert outputs, recorded
+    assert "The bridge runs the hosted search tools itself[1]." in outputs[-1], outputs
+    assert f"[1] {PAGE_TITLE} ({PAGE_URL})" in outputs[-1], outputs

@@ -109,8 +109,14 @@ class ChunkBuilder:
             if isinstance(part, TextPart) and part.value:
                 self.output_text.append(part.value)
                 self.answer_text.append(part.value)
-                wire.append({"text": part.value})
-            elif isinstance(part, ThinkingPart) and part.value:
+                text = self.grounding.text(part.value)  # without `[n]` marks (web_search.py)
+                if text:
+                    wire.append({"text": text})
+                continue
+            held_text = self.grounding.flush()  # a part after the text ends it
+            if held_text:
+                wire.append({"text": held_text})
+            if isinstance(part, ThinkingPart) and part.value:
                 self.reasoning_text.append(part.value)
                 if self.include_thoughts:
                     wire.append({"text": part.value, "thought": True})
@@ -151,8 +157,11 @@ class ChunkBuilder:
     def finish(self, finish_reason: str, usage: UsageCounts) -> list[Chunk]:
         """The last chunk: the held parts (or an empty text) with the reason and the usage."""
         held, self._held = self._held, None
+        tail = self.grounding.flush()
+        if tail:
+            held = merge_texts([*(held or []), {"text": tail}])
         chunk = self._chunk(held or [{"text": ""}], finishReason=finish_reason)
-        grounding = self.grounding.metadata("".join(self.answer_text))
+        grounding = self.grounding.metadata()
         if grounding is not None:
             chunk["candidates"][0]["groundingMetadata"] = grounding
         chunk["usageMetadata"] = usage_metadata(usage)

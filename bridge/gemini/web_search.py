@@ -7,6 +7,7 @@ Google gives them, with the indexes of the chunks it cites)."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from bridge.gemini.fields import field_of, key_in
@@ -44,29 +45,64 @@ def offer_search(tools: list[Any], ask: SearchAsk | None) -> SearchAsk | None:
     return ask
 
 
+_MARK = re.compile(r" ?\[(\d{1,3})\]")
+_PARTIAL = re.compile(r" ?(\[\d{0,3})?$")  # what could be the start of a mark
+
+
 class Grounding:
-    """The searches of one answer, for its `groundingMetadata`."""
+    """The searches of one answer, for its `groundingMetadata`. Google's text carries no
+    citation marks (clients such as Gemini CLI insert their own from the supports), so the
+    model's `[n]` marks are taken out of the text once a search ran; `marked` keeps the text
+    as the model wrote it, in which the cited sentences are found."""
 
     def __init__(self) -> None:
         self.queries: list[str] = []
         self.results: list[SearchResult] = []
+        self.marked: list[str] = []
+        self._pending = ""  # the end of a text part that may begin a mark
 
     def add(self, outcome: SearchOutcome) -> None:
         if outcome.query:
             self.queries.append(outcome.query)
         self.results.extend(outcome.results)
 
-    def metadata(self, answer: str) -> dict[str, Any] | None:
+    def text(self, value: str) -> str:
+        """A text part as the client gets it: without the marks naming a result. A mark may
+        come in pieces (` [`, `1]`): the end of a part that could begin one waits for the next
+        part (`flush` gives it at the end)."""
+        self.marked.append(value)
+        if not self.results:
+            return value
+        value, self._pending = self._pending + value, ""
+        partial = _PARTIAL.search(value)
+        if partial is not None and partial.group(0):
+            value, self._pending = value[: partial.start()], value[partial.start() :]
+        return _MARK.sub(lambda m: "" if self._names_result(m) else m.group(0), value)
+
+    def flush(self) -> str:
+        """The text held back as a possible mark, when none followed."""
+        pending, self._pending = self._pending, ""
+        return pending
+
+    def _names_result(self, match: re.Match[str]) -> bool:
+        return 1 <= int(match.group(1)) <= len(self.results)
+
+    def metadata(self) -> dict[str, Any] | None:
         if not self.queries:
             return None
+        marked = "".join(self.marked)
+        marks = [m for m in _MARK.finditer(marked) if self._names_result(m)]
         supports = []
-        for cited in citations(answer, self.results):
-            start = len(answer[: cited.start].encode())
-            end = len(answer[: cited.end].encode())
+        for cited in citations(marked, self.results):
+            mark = next((m for m in marks if m.end() == cited.end), None)
+            if mark is None:
+                continue  # a mark before the results came: shown as written
+            start = _unmarked(marked, cited.start, marks)
+            end = _unmarked(marked, mark.start(), marks)
             segment = {
-                "startIndex": start,
-                "endIndex": end,
-                "text": answer[cited.start : cited.end],
+                "startIndex": len(start.encode()),
+                "endIndex": len(end.encode()),
+                "text": end[len(start) :],
             }
             supports.append({"segment": segment, "groundingChunkIndices": [cited.number - 1]})
         return {
@@ -74,3 +110,16 @@ class Grounding:
             "groundingChunks": [{"web": {"uri": r.url, "title": r.title}} for r in self.results],
             "groundingSupports": supports,
         }
+
+
+def _unmarked(marked: str, position: int, marks: list[re.Match[str]]) -> str:
+    """The client's text (the marks taken out) up to `position` of the model's."""
+    kept: list[str] = []
+    at = 0
+    for mark in marks:
+        if mark.start() >= position:
+            break
+        kept.append(marked[at : mark.start()])
+        at = mark.end()
+    kept.append(marked[at:position])
+    return "".join(kept)
