@@ -174,3 +174,26 @@ def test_brave_and_tavily_with_the_key(
     assert result["content"][0]["url"] == PAGE_URL
     assert text["citations"][0]["url"] == PAGE_URL
     assert KEY not in log
+
+
+def test_a_later_turn_gives_the_model_the_earlier_search(searxng_server: BridgeServer) -> None:
+    """The blocks come back in the history: the model reads the query and the results (their
+    snippets carried in `encrypted_content`), not a placeholder."""
+    first = _ask(searxng_server, "Please search the web for it.", stream=False)
+    body = {
+        "model": "sim-echo",
+        "max_tokens": 4096,
+        "messages": [
+            {"role": "user", "content": "Please search the web for it."},
+            {"role": "assistant", "content": first["content"]},
+            {"role": "user", "content": "What did you find?"},
+        ],
+        "tools": [{"type": "web_search_20250305", "name": "web_search"}],
+    }
+    reply = post(f"{searxng_server.root_url}/v1/messages", body)
+    assert reply.status_code == 200, reply.text
+    editor_request = json.loads(reply.json()["content"][0]["text"])
+    history = editor_request["messages"][1]["content"][0]["value"]
+    assert f"[searched the web for: {QUERY}]" in history
+    assert f"- {PAGE_TITLE} ({PAGE_URL})" in history
+    assert "The bridge runs hosted web search tools through SearXNG & friends." in history

@@ -20,6 +20,8 @@ def search_rules(tool: str = "web_search") -> list[dict[str, Any]]:
     call = {"type": "tool_call", "name": tool, "arguments": {"query": QUERY}}
     loop = {"type": "tool_call", "name": tool, "arguments": {"query": "loop"}}
     return [
+        # A later turn: the request as the editor got it (the searches of the history in it).
+        {"match": "What did you find", "reply": [{"type": "request"}]},
         {
             "match": r"failed \((unavailable|too_many_requests)\)",
             "reply": [{"type": "text", "text": FAILED_ANSWER}],

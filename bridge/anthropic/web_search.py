@@ -70,3 +70,28 @@ def citation(cited: Citation) -> Event:
         "cited_text": cited.cited_text,
         "encrypted_index": opaque({"n": cited.number}),
     }
+
+
+def history_text(kind: str, block: dict[str, Any]) -> str:
+    """A web search of an earlier turn, as the model reads it: the query, or the results
+    (their snippets from `encrypted_content`, when the bridge made it)."""
+    if kind == "server_tool_use":
+        query = (
+            block.get("input", {}).get("query") if isinstance(block.get("input"), dict) else None
+        )
+        return (
+            f"[searched the web for: {query}]" if isinstance(query, str) else "[a server tool ran]"
+        )
+    content = block.get("content")
+    if not isinstance(content, list):
+        code = content.get("error_code") if isinstance(content, dict) else None
+        return f"[the web search failed: {code}]"
+    lines = ["[web results:]"]
+    for result in content:
+        if not isinstance(result, dict):
+            continue
+        lines.append(f"- {result.get('title', '')} ({result.get('url', '')})")
+        inner = from_opaque(result.get("encrypted_content"))
+        if inner is not None and isinstance(inner.get("snippet"), str) and inner["snippet"]:
+            lines.append(f"  {inner['snippet'][:1500]}")
+    return "\n".join(lines)
