@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fake_search import PAGE_URL
+from fake_search import KEY, PAGE_TITLE, PAGE_URL, FakeSearch
 
 QUERY = "maestro bridge web search"
 ANSWER = "The bridge runs the hosted search tools itself [1]."
@@ -16,8 +16,8 @@ LIMIT_ANSWER = "I reached the search limit."
 RESULT_MARK = PAGE_URL.replace(".", r"\.")
 
 
-def search_rules(tool: str = "web_search") -> list[dict[str, Any]]:
-    call = {"type": "tool_call", "name": tool, "arguments": {"query": QUERY}}
+def search_rules(tool: str = "web_search", query: str = QUERY) -> list[dict[str, Any]]:
+    call = {"type": "tool_call", "name": tool, "arguments": {"query": query}}
     loop = {"type": "tool_call", "name": tool, "arguments": {"query": "loop"}}
     return [
         # A later turn: the request as the editor got it (the searches of the history in it).
@@ -35,3 +35,30 @@ def search_rules(tool: str = "web_search") -> list[dict[str, Any]]:
             "reply": [{"type": "text", "text": "Let me look that up."}, call],
         },
     ]
+
+
+# -- the search services, each through the bridge -------------------------------------------
+
+BACKENDS = ["searxng", "brave", "tavily", "tool"]
+# The `tool` backend runs on the headless editor's `sim_echo` tool (a real editor tool call,
+# docs/protocol.md): it gives the query back, which the bridge reads as one result per line
+# holding a URL. So its query is the guide's own line.
+TOOL_QUERY = f"{PAGE_TITLE} - {PAGE_URL}"
+
+
+def query_for(backend: str) -> str:
+    return TOOL_QUERY if backend == "tool" else QUERY
+
+
+def backend_args(backend: str, fake: FakeSearch) -> tuple[list[str], dict[str, str]]:
+    """`serve`'s flags and environment for a backend on the fake service (or the editor)."""
+    if backend == "tool":
+        return ["--web-search", "tool", "--web-search-tool", "sim_echo"], {}
+    path = {"searxng": "", "brave": "/res/v1/web/search", "tavily": "/search"}[backend]
+    env = {} if backend == "searxng" else {"MAESTRO_WEB_SEARCH_API_KEY": KEY}
+    return ["--web-search", backend, "--web-search-url", fake.url + path], env
+
+
+def searched(fake: FakeSearch) -> list[str]:
+    """The queries the fake service was asked, whichever API asked them."""
+    return [r["query"].get("q") or (r["body"] or {}).get("query") for r in fake.requests]
