@@ -182,7 +182,7 @@ def test_gemini_cli_google_web_search_answers_with_grounding(
     router = {"complexity_reasoning": "One short answer.", "complexity_score": 10}
     call = {"type": "tool_call", "name": "google_web_search", "arguments": {"query": query}}
     search = {"type": "tool_call", "name": "web_search", "arguments": {"query": query}}
-    rules = [
+    rules: list[dict[str, Any]] = [
         # Gemini CLI's router first, then its model calls google_web_search.
         {
             "match": "find the guide",

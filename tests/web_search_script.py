@@ -61,4 +61,4 @@ def backend_args(backend: str, fake: FakeSearch) -> tuple[list[str], dict[str, s
 
 def searched(fake: FakeSearch) -> list[str]:
     """The queries the fake service was asked, whichever API asked them."""
-    return [r["query"].get("q") or (r["body"] or {}).get("query") for r in fake.requests]
+    return [str(r["query"].get("q") or (r["body"] or {}).get("query")) for r in fake.requests]
