@@ -197,3 +197,22 @@ def test_a_later_turn_gives_the_model_the_earlier_search(searxng_server: BridgeS
     assert f"[searched the web for: {QUERY}]" in history
     assert f"- {PAGE_TITLE} ({PAGE_URL})" in history
     assert "The bridge runs hosted web search tools through SearXNG & friends." in history
+
+
+def test_tool_choice_any_is_met_by_a_search(searxng_server: BridgeServer) -> None:
+    """With `any` and several tools, Copilot is asked for a call in an instruction and the
+    answer is held until one comes (bridge/core/copilot/required.py): a search is one."""
+    body = {
+        "model": "sim-echo",
+        "max_tokens": 512,
+        "messages": [{"role": "user", "content": "Please search the web for it."}],
+        "tools": [
+            {"type": "web_search_20250305", "name": "web_search"},
+            {"name": "lookup", "input_schema": {"type": "object"}},
+        ],
+        "tool_choice": {"type": "any"},
+    }
+    reply = post(f"{searxng_server.root_url}/v1/messages", body)
+    assert reply.status_code == 200, reply.text
+    _, _, text = _searched(reply.json())
+    assert text["text"] == ANSWER

@@ -122,3 +122,19 @@ def test_a_failing_service_fails_the_search_not_the_response(
     assert response["status"] == "completed"
     assert response["output"][1]["status"] == "failed"
     assert response["output"][2]["content"][0]["text"] == FAILED_ANSWER
+
+
+def test_a_web_search_tool_choice_makes_the_model_search(server: BridgeServer) -> None:
+    """`tool_choice: {"type": "web_search"}`: only the search is offered, and required, for the
+    first round; then the model answers freely (the rule below would search on and on)."""
+    function = {"type": "function", "name": "lookup", "parameters": {"type": "object"}}
+    response = _respond(
+        server,
+        "Please search in a loop.",
+        tools=[{"type": "web_search"}, function],
+        tool_choice={"type": "web_search"},
+        max_tool_calls=1,
+    )
+    assert response["tool_choice"] == "required"
+    kinds = [item["type"] for item in response["output"]]
+    assert kinds == ["web_search_call", "web_search_call", "message"], kinds

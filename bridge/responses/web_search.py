@@ -51,6 +51,11 @@ def web_search_ask(raw_tools: Any, max_tool_calls: int | None) -> SearchAsk | No
     return None
 
 
+def forces_search(choice: Any) -> bool:
+    """`tool_choice: {"type": "web_search"}` (or a preview name): the model must search."""
+    return isinstance(choice, dict) and choice.get("type") in WEB_SEARCH_TYPES
+
+
 def offer_search(tools: list[Any], ask: SearchAsk | None, choice_echo: Any) -> SearchAsk | None:
     """Adds the search function to the editor's tools (`tools`, changed); the ask, or None
     when the model may call no tool or a client tool has the name already."""

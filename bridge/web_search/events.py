@@ -18,6 +18,10 @@ def search_part(outcome: SearchOutcome) -> DataPart:
     return DataPart(mimeType=SEARCH_MIME, data=json.dumps(asdict(outcome)))
 
 
+def is_search(part: ResponsePart) -> bool:
+    return isinstance(part, DataPart) and part.mimeType == SEARCH_MIME
+
+
 def search_of(part: ResponsePart) -> SearchOutcome | None:
     """The search a part carries, else None."""
     if not isinstance(part, DataPart) or part.mimeType != SEARCH_MIME:

@@ -116,10 +116,15 @@ class SearchingBackend:
                 ChatMessage(role="assistant", content=list(searches)),
                 ChatMessage(role="user", content=list(results)),
             ]
-            update: dict[str, object] = {"messages": messages, "countInput": None}
+            # A choice that forced a call is met: the model now chooses (and may answer).
+            update: dict[str, object] = {
+                "messages": messages,
+                "countInput": None,
+                "toolMode": "auto",
+                "toolCallRequired": False,
+            }
             if refused:  # past the limit: the last round, asked without the tool
                 update["tools"] = [tool for tool in chat.tools if tool.name != SEARCH_TOOL]
-                update["toolMode"] = "auto"
             chat = chat.model_copy(update=update)
         total = usage.total()
         if total is not None:
