@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import base64
 import json
+import subprocess
+import sys
 from collections.abc import AsyncGenerator
 from typing import Any
 
@@ -213,3 +215,26 @@ async def test_a_request_without_an_ask_goes_straight_through() -> None:
     request.webSearch = None
     parts = await _answer(SearchingBackend(model, SearchService(_Fixed(), 5)), request)
     assert [p.name for p in parts if isinstance(p, ToolCallPart)] == [SEARCH_TOOL]
+
+
+def test_https_without_tls_is_a_failed_search_not_a_crash() -> None:
+    """The bridge's processes leave `ssl` out unless a search needs it (bridge/plain_http.py):
+    a search over https there is `unavailable`, saying why."""
+    code = (
+        "import sys; sys.modules['ssl'] = None\n"
+        "import asyncio\n"
+        "from bridge.web_search.backends.base import fetch_json\n"
+        "from bridge.web_search.results import SearchFailed\n"
+        "async def main():\n"
+        "    try:\n"
+        "        await fetch_json('GET', 'https://127.0.0.1:9/search', 5)\n"
+        "    except SearchFailed as exc:\n"
+        "        print(exc.code, exc.message)\n"
+        "asyncio.run(main())\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.stdout.strip() == (
+        "unavailable https needs TLS, which this process was started without"
+    ), done.stderr

@@ -58,7 +58,7 @@ async def fetch_json(
         raise SearchFailed(
             UNAVAILABLE, f"the search service did not answer ({type(exc).__name__})"
         ) from None
-    except ImportError:  # no `ssl` in this process (bridge/plain_http.py)
+    except (ImportError, RuntimeError):  # no `ssl` in this process (bridge/plain_http.py)
         raise SearchFailed(
             UNAVAILABLE, "https needs TLS, which this process was started without"
         ) from None
