@@ -13,6 +13,7 @@ import sys
 from collections.abc import AsyncGenerator
 from typing import Any
 
+from bridge.cli import _parser, serve_options
 from bridge.core.backend import (
     ChatMessage,
     ChatRequest,
@@ -24,8 +25,10 @@ from bridge.core.backend import (
     ToolCallPart,
 )
 from bridge.gemini.web_search import Grounding
+from bridge.settings import BridgeSettings
 from bridge.web_search.backends.editor_tool import query_key, tool_results
 from bridge.web_search.citations import citations
+from bridge.web_search.command import needs_tls
 from bridge.web_search.events import search_of
 from bridge.web_search.loop import SearchingBackend
 from bridge.web_search.request import SEARCH_TOOL, SearchAsk, search_tool
@@ -238,3 +241,18 @@ def test_https_without_tls_is_a_failed_search_not_a_crash() -> None:
     assert done.stdout.strip() == (
         "unavailable https needs TLS, which this process was started without"
     ), done.stderr
+
+
+def test_the_serve_flags_make_the_options_and_keep_tls_when_needed() -> None:
+    args = _parser().parse_args(
+        ["serve", "--web-search", "searxng", "--web-search-url", "http://127.0.0.1:8888"]
+    )
+    options = serve_options(args)["webSearch"]
+    assert options == {"backend": "searxng", "url": "http://127.0.0.1:8888"}
+    assert BridgeSettings.from_options({"webSearch": options}).webSearch.backend == "searxng"
+    assert "webSearch" not in serve_options(_parser().parse_args(["serve"]))
+    assert needs_tls(["serve", "--web-search", "brave"])
+    assert needs_tls(["serve", "--web-search=tavily"])
+    assert needs_tls(["serve", "--web-search", "searxng", "--web-search-url", "https://s.example"])
+    assert not needs_tls(["serve", "--web-search", "searxng", "--web-search-url", "http://a"])
+    assert not needs_tls(["serve"])
