@@ -7,12 +7,14 @@ model's parts."""
 from __future__ import annotations
 
 import base64
+import contextvars
 import json
 import subprocess
 import sys
 from collections.abc import AsyncGenerator
 from typing import Any
 
+from bridge.anthropic.tools import plan_tools
 from bridge.cli import _parser, serve_options
 from bridge.core.backend import (
     ChatMessage,
@@ -31,7 +33,7 @@ from bridge.web_search.citations import citations
 from bridge.web_search.command import needs_tls
 from bridge.web_search.events import search_of
 from bridge.web_search.loop import SearchingBackend
-from bridge.web_search.request import SEARCH_TOOL, SearchAsk, search_tool
+from bridge.web_search.request import SEARCH_TOOL, SearchAsk, search_tool, set_available
 from bridge.web_search.results import (
     SearchOutcome,
     SearchResult,
@@ -256,3 +258,16 @@ def test_the_serve_flags_make_the_options_and_keep_tls_when_needed() -> None:
     assert needs_tls(["serve", "--web-search", "searxng", "--web-search-url", "https://s.example"])
     assert not needs_tls(["serve", "--web-search", "searxng", "--web-search-url", "http://a"])
     assert not needs_tls(["serve"])
+
+
+def test_a_client_tool_named_web_search_is_not_taken_for_the_search() -> None:
+    client = {"name": "web_search", "description": "mine", "input_schema": {"type": "object"}}
+    hosted = {"type": "web_search_20250305", "name": "web_search"}
+
+    def plans() -> tuple[Any, Any]:
+        set_available(True)  # as the HTTP layer does, in this context only
+        return plan_tools([client, hosted], None), plan_tools([hosted, client], None)
+
+    first, second = contextvars.copy_context().run(plans)
+    assert first.search is None and first.tools[0].description == "mine"
+    assert second.search is not None and second.search.param == "tools[0]"

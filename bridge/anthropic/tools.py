@@ -25,7 +25,6 @@ from bridge.core.backend import ChatTool
 from bridge.core.errors import invalid_request
 from bridge.core.tools import first_of_each_name
 from bridge.web_search.request import (
-    SEARCH_TOOL,
     SearchAsk,
     location_of,
     max_uses_of,
@@ -115,17 +114,19 @@ def plan_tools(
 ) -> ToolPlan:
     """`_tool_plan`, with the web search the bridge runs when the model is offered it."""
     plan = _tool_plan(raw_tools, choice, loaded)
-    if any(tool.name == SEARCH_TOOL for tool in plan.tools):
-        plan.search = next(
-            (
-                web_search_ask(raw, f"tools[{index}]")
-                for index, raw in enumerate(raw_tools or [])
-                if isinstance(raw, dict)
-                and isinstance(raw.get("type"), str)
-                and raw["type"].startswith(WEB_SEARCH_PREFIX)
-            ),
-            None,
-        )
+    ask = next(
+        (
+            web_search_ask(raw, f"tools[{index}]")
+            for index, raw in enumerate(raw_tools or [])
+            if isinstance(raw, dict)
+            and isinstance(raw.get("type"), str)
+            and raw["type"].startswith(WEB_SEARCH_PREFIX)
+        ),
+        None,
+    )
+    # Only when the model is offered the bridge's search (not a client tool of that name).
+    if ask is not None and search_tool(ask) in plan.tools:
+        plan.search = ask
     return plan
 
 
