@@ -200,8 +200,12 @@ async def test_the_loop_hides_the_calls_sums_usage_and_keeps_the_limit() -> None
     assert len(usage) == 1
     summed = json.loads(base64.b64decode(usage[0].data))
     assert (summed["prompt_tokens"], summed["completion_tokens"]) == (60, 9)
-    # Each round has the calls and their results; after the refused one, no search tool.
-    assert len(model.requests[1].messages) == 3
+    # Each round has the calls (after the text the model said) and their results; after the
+    # refused one, no search tool.
+    _, said, read = model.requests[1].messages
+    assert said.role == "assistant" and said.content[0] == TextPart(value="Looking.")
+    assert [p.callId for p in said.content[1:] if isinstance(p, ToolCallPart)] == ["c1"]
+    assert read.role == "user" and len(read.content) == 1
     assert [t.name for t in model.requests[2].tools] == ["Bash"]
 
 

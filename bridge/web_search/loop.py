@@ -67,6 +67,7 @@ class SearchingBackend:
         usage = _Usage()
         while True:
             searches: list[ToolCallPart] = []
+            said: list[str] = []  # the round's text, kept in the history with its calls
             client_calls = False
             space: ResponsePart | None = None  # Copilot's " " before a call (answer.py)
             async with contextlib.aclosing(self._backend.chat(chat)) as batches:
@@ -87,6 +88,8 @@ class SearchingBackend:
                             space = part
                             continue
                         client_calls |= isinstance(part, ToolCallPart)
+                        if isinstance(part, TextPart):
+                            said.append(part.value)
                         kept.append(part)
                     if kept:
                         yield kept
@@ -113,7 +116,7 @@ class SearchingBackend:
                 break  # the client runs its tool first; the searches were shown
             messages = [
                 *chat.messages,
-                ChatMessage(role="assistant", content=list(searches)),
+                ChatMessage(role="assistant", content=[*_text(said), *searches]),
                 ChatMessage(role="user", content=list(results)),
             ]
             # A choice that forced a call is met: the model now chooses (and may answer).
@@ -129,6 +132,11 @@ class SearchingBackend:
         total = usage.total()
         if total is not None:
             yield [total]
+
+
+def _text(said: list[str]) -> list[TextPart]:
+    text = "".join(said).strip()
+    return [TextPart(value=text)] if text else []
 
 
 def _is_search(part: ToolCallPart, chat: ChatRequest) -> bool:
