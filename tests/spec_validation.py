@@ -56,6 +56,7 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 from referencing import Registry
 from referencing.jsonschema import DRAFT202012
+from spec_web_search import WEB_SEARCH_DEFS, WEB_SEARCH_EVENTS
 
 __all__ = [
     "parse_sse",
@@ -95,54 +96,7 @@ _EXTENSION_DEFS: dict[str, Any] = {
         },
     },
     "FunctionCallNamespace": {"properties": {"namespace": _STRING}},
-    # The hosted web search the bridge runs (issue 44), as the openai SDK types it
-    # (ResponseFunctionWebSearch, its `search` action; ResponseWebSearchCall*Event).
-    "WebSearchCall": {
-        "type": "object",
-        "required": ["type", "id", "status", "action"],
-        "properties": {
-            "type": {"const": "web_search_call"},
-            "id": _STRING,
-            "status": {"enum": ["in_progress", "searching", "completed", "failed", "incomplete"]},
-            "action": {
-                "type": "object",
-                "required": ["type"],
-                "properties": {
-                    "type": {"const": "search"},
-                    "query": _STRING,
-                    "queries": {"type": "array", "items": _STRING},
-                    "sources": {
-                        "type": "array",
-                        "items": {
-                            "type": "object",
-                            "required": ["type", "url"],
-                            "properties": {"type": {"const": "url"}, "url": _STRING},
-                            "additionalProperties": False,
-                        },
-                    },
-                },
-                "additionalProperties": False,
-            },
-        },
-        "additionalProperties": False,
-    },
-    "WebSearchCallEvent": {
-        "type": "object",
-        "required": ["type", "sequence_number", "item_id", "output_index"],
-        "properties": {
-            "type": {
-                "enum": [
-                    "response.web_search_call.in_progress",
-                    "response.web_search_call.searching",
-                    "response.web_search_call.completed",
-                ]
-            },
-            "sequence_number": _INTEGER,
-            "item_id": _STRING,
-            "output_index": _INTEGER,
-        },
-        "additionalProperties": False,
-    },
+    **WEB_SEARCH_DEFS,
     "CustomToolCallInputDeltaEvent": {
         "type": "object",
         "required": ["type", "sequence_number", "item_id", "output_index", "delta"],
@@ -169,9 +123,7 @@ _EXTENSION_DEFS: dict[str, Any] = {
 _EXTENSION_EVENTS = {
     "response.custom_tool_call_input.delta": f"{EXT_URI}#/$defs/CustomToolCallInputDeltaEvent",
     "response.custom_tool_call_input.done": f"{EXT_URI}#/$defs/CustomToolCallInputDoneEvent",
-    "response.web_search_call.in_progress": f"{EXT_URI}#/$defs/WebSearchCallEvent",
-    "response.web_search_call.searching": f"{EXT_URI}#/$defs/WebSearchCallEvent",
-    "response.web_search_call.completed": f"{EXT_URI}#/$defs/WebSearchCallEvent",
+    **{name: f"{EXT_URI}#/$defs/WebSearchCallEvent" for name in WEB_SEARCH_EVENTS},
 }
 
 # Incremental event families: prefix -> (sub-index field or None, field holding the full value on
