@@ -15,6 +15,7 @@ from __future__ import annotations
 import logging
 from typing import Any, Literal
 
+from bridge.anthropic.web_search import history_text
 from bridge.anthropic.wire import (
     Content,
     ContentBlock,
@@ -107,6 +108,8 @@ def _other_parts(block: OtherBlock) -> list[TextPart | DataPart]:
         title, where = extra.get("title") or "", extra.get("source") or ""
         body = _source_text(extra.get("content"))
         return [TextPart(value=f"[search result {title} ({where}):]\n{body}")]
+    if block.type in ("server_tool_use", "web_search_tool_result"):
+        return [TextPart(value=history_text(block.type, extra))]  # web_search.py
     log.info("Content block of type %r the editor cannot take: a note instead", block.type)
     return [TextPart(value=f"[content of type {block.type!r} not included]")]
 

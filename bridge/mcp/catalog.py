@@ -8,7 +8,7 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
-from bridge.mcp.host import ToolHost
+from bridge.core.tool_host import ToolHost
 from bridge.mcp.language_tools import LANGUAGE_TOOLS, LanguageTool
 from bridge.settings import ToolSettings
 

@@ -21,6 +21,9 @@ from bridge.core.backend import DataPart, ResponsePart, TextPart, ThinkingPart, 
 from bridge.core.editor_usage import usage_of_part
 from bridge.responses.response_object import usage_object
 from bridge.responses.tools import ToolTarget, custom_tool_text
+from bridge.responses.web_search import search_item, url_citations
+from bridge.web_search.events import search_of
+from bridge.web_search.results import SearchOutcome, SearchResult
 
 log = logging.getLogger(__name__)
 
@@ -76,6 +79,8 @@ class ResponseEventBuilder:
         self.usage: Event | None = None  # from the editor's `usage` data part, when it sends one
         self.output_text: list[str] = []  # every produced text, for token estimates
         self.reasoning_text: list[str] = []  # every thinking text, for reasoning_tokens
+        self.search_results: list[SearchResult] = []  # as the model numbers them (`[n]`)
+        self.search_sources = False  # `web_search_call.action.sources` asked for
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -140,8 +145,25 @@ class ResponseEventBuilder:
             elif isinstance(part, ThinkingPart):
                 self._thinking(part.value, events)
             elif isinstance(part, DataPart):
-                self._data(part)
+                outcome = search_of(part)
+                if outcome is None:
+                    self._data(part)
+                else:
+                    events.extend(self._close())
+                    self._web_search(outcome, events)
         return events
+
+    def _web_search(self, outcome: SearchOutcome, events: list[Event]) -> None:
+        """A search the bridge ran: a `web_search_call` item, its events as OpenAI sends them."""
+        item = search_item(outcome, self.search_sources)
+        status, item["status"] = item["status"], "in_progress"
+        index = self._add_item(item, events)
+        ref = {"item_id": item["id"], "output_index": index}
+        for stage in ("in_progress", "searching", "completed"):
+            events.append(self._event(f"response.web_search_call.{stage}", **ref))
+        item["status"] = status
+        events.append(self._event("response.output_item.done", output_index=index, item=item))
+        self.search_results.extend(outcome.results)
 
     def _add_item(self, item: Event, events: list[Event]) -> int:
         index = len(self.response["output"])
@@ -262,6 +284,17 @@ class ResponseEventBuilder:
         events: list[Event] = []
         if item["type"] == "message":
             part = _text_part(text)
+            for number, note in enumerate(url_citations(text, self.search_results)):
+                part["annotations"].append(note)
+                events.append(
+                    self._event(
+                        "response.output_text.annotation.added",
+                        **ref,
+                        content_index=0,
+                        annotation_index=number,
+                        annotation=note,
+                    )
+                )
             events.append(
                 self._event(
                     "response.output_text.done", **ref, content_index=0, text=text, logprobs=[]

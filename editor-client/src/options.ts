@@ -11,6 +11,7 @@ import {
   type ToolOptions,
   type UsageOptions,
 } from './protocol';
+import { WEB_SEARCH_SETTINGS, webSearchOptions } from './webSearchOptions';
 
 export const LIMIT_NAMES = [
   'maxBodyBytes',
@@ -58,6 +59,7 @@ export const OPTIONAL_SETTINGS: readonly string[] = [
   'tools.deny',
   'tools.timeoutSeconds',
   'tools.maxResultChars',
+  ...WEB_SEARCH_SETTINGS,
 ];
 
 /** Always sent: the extension's port default (23335) is not the server's (0). */
@@ -156,6 +158,8 @@ export function buildInitializationOptions(endpoint: Endpoint, set: UserValues):
   if (usage) options.usage = usage;
   const tools = toolOptions(set, has, ignored);
   if (Object.keys(tools).length > 0) options.tools = tools;
+  const webSearch = webSearchOptions(set, has, ignored);
+  if (Object.keys(webSearch).length > 0) options.webSearch = webSearch;
   // Ranges (minimums) are the server's to check: it refuses to start and says which value is wrong.
   return { options, ignored };
 }

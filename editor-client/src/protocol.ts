@@ -147,6 +147,16 @@ export interface InitializationOptions {
   usage?: UsageOptions;
   /** The MCP server at /mcp (docs/protocol.md, "Tools and language features"); absent: off. */
   tools?: ToolOptions;
+  webSearch?: WebSearchOptions;
+}
+
+/** The search service behind the clients' hosted search tools (docs/web-search.md). */
+export interface WebSearchOptions {
+  backend?: 'searxng' | 'brave' | 'tavily' | 'tool';
+  url?: string;
+  tool?: string;
+  maxResults?: number;
+  timeoutSeconds?: number;
 }
 
 export interface ToolOptions {
