@@ -52,9 +52,14 @@ class ThinkingPart(
     type: ClassVar[Literal["thinking"]] = "thinking"  # the tag, as an attribute too
     value: str
     id: str | None = None
+    # The provider's own data about the thought (Copilot: `encrypted_content`, the Anthropic
+    # signature or Responses item's, and `vscode_thinking_origin_api`), kept so that the
+    # thought can go back to it in a later turn (bridge/core/thinking_tokens.py).
+    metadata: dict[str, Any] | None = None
 
 
-MessagePart = TextPart | DataPart | ToolCallPart | ToolResultPart
+# A ThinkingPart in a message is an assistant's earlier thought going back to the provider.
+MessagePart = TextPart | DataPart | ToolCallPart | ToolResultPart | ThinkingPart
 ResponsePart = TextPart | DataPart | ToolCallPart | ThinkingPart
 
 

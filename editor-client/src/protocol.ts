@@ -55,9 +55,11 @@ export interface TextPart { type: 'text'; value: string }
 export interface DataPart { type: 'data'; mimeType: string; data: string /* base64 */ }
 export interface ToolCallPart { type: 'toolCall'; callId: string; name: string; input: Record<string, unknown> }
 export interface ToolResultPart { type: 'toolResult'; callId: string; content: Array<TextPart | DataPart> }
-export interface ThinkingPart { type: 'thinking'; value: string; id?: string }
+/** `metadata`: the provider's own (Copilot: `encrypted_content`, `vscode_thinking_origin_api`),
+ * so that a thought given back in a later turn's assistant message reaches the model again. */
+export interface ThinkingPart { type: 'thinking'; value: string; id?: string; metadata?: Record<string, unknown> }
 
-export type MessagePart = TextPart | DataPart | ToolCallPart | ToolResultPart;
+export type MessagePart = TextPart | DataPart | ToolCallPart | ToolResultPart | ThinkingPart;
 export type ResponsePart = TextPart | DataPart | ToolCallPart | ThinkingPart;
 
 export interface ChatMessage {
