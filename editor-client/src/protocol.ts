@@ -47,7 +47,11 @@ export interface ModelInfo {
   maxOutputTokens?: number;
   /** Absent: the bridge takes the model to accept both. */
   capabilities?: ModelCapabilities;
+  /** The provider's prices (Copilot: AI credits per million tokens), each only when it says. */
+  prices?: ModelPrices;
 }
+
+export interface ModelPrices { input?: number; output?: number; cacheRead?: number; cacheWrite?: number }
 
 export interface ModelCapabilities { imageInput?: boolean; toolCalling?: boolean }
 
