@@ -192,12 +192,15 @@ class FakeCapi:
             return errors.error_json(400, unpaired, "invalid_request_body")
         turn = answer(upstream, markers, self.script)
         cached = self.caches.bill(found.id, found.family, prompt)
+        read = min(cached.read, prompt.tokens)
+        written = min(cached.written, prompt.tokens - read)
         usage = Usage(
             prompt.tokens,
-            min(cached.read, prompt.tokens),
+            read,
             cached.written,
             turn.output_tokens,
             turn.reasoning_tokens,
+            found.nano_credits(prompt.tokens - read - written, read, written, turn.output_tokens),
         )
         if body.get("stream") is True:
             return await writer(request, found.id, turn, usage)
