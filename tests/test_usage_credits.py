@@ -190,3 +190,24 @@ def test_an_older_file_reads_as_unpriced_and_is_upgraded_by_a_writer(tmp_path: P
         assert conn.execute("PRAGMA user_version").fetchone()[0] == 3
     conn.close()
     assert {"cache_write_tokens", "credits", "credits_reported"} <= columns
+
+
+def test_serve_takes_credit_rates_as_flags() -> None:
+    import argparse
+
+    from bridge.usage.command import add_serve_options, serve_options
+
+    parser = argparse.ArgumentParser()
+    add_serve_options(parser)
+    args = parser.parse_args(
+        ["--credit-rate", "sim-echo=100/200", "--credit-rate", "m=1/2/0.1/1.25"]
+    )
+    rates = serve_options(args)["usage"]["creditRates"]
+    assert rates == {
+        "sim-echo": {"input": 100, "output": 200},
+        "m": {"input": 1, "output": 2, "cacheRead": 0.1, "cacheWrite": 1.25},
+    }
+    BridgeSettings.model_validate({"usage": {"creditRates": rates}})
+    for bad in ("m", "m=1", "m=1/x", "=1/2", "m=1/-2", "m=1/2/3/4/5", "m=nan/1"):
+        with pytest.raises(SystemExit):
+            parser.parse_args(["--credit-rate", bad])

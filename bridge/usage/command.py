@@ -30,6 +30,22 @@ def _iso_day(text: str) -> date:
         raise argparse.ArgumentTypeError(f"{text!r} is not an ISO date (YYYY-MM-DD)") from None
 
 
+def _credit_rate(text: str) -> tuple[str, dict[str, float]]:
+    """`MODEL=IN/OUT[/READ[/WRITE]]`: AI credits per million tokens (docs/credits.md)."""
+    model, sep, prices = text.partition("=")
+    numbers = prices.split("/")
+    try:
+        values = [float(n) for n in numbers]
+    except ValueError:
+        values = []
+    if not sep or not model or not 2 <= len(values) <= 4 or any(not v >= 0 for v in values):
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not MODEL=INPUT/OUTPUT[/CACHE_READ[/CACHE_WRITE]] (credits per 1M tokens)"
+        )
+    names = ("input", "output", "cacheRead", "cacheWrite")
+    return model, dict(zip(names, values, strict=False))
+
+
 def add_serve_options(serve: argparse.ArgumentParser) -> None:
     serve.add_argument(
         "--usage-db",
@@ -43,6 +59,15 @@ def add_serve_options(serve: argparse.ArgumentParser) -> None:
         metavar="DAYS",
         help="forget ledger rows older than this when a bridge starts (default 400)",
     )
+    serve.add_argument(
+        "--credit-rate",
+        type=_credit_rate,
+        action="append",
+        metavar="MODEL=IN/OUT[/READ[/WRITE]]",
+        help="a model's AI credits per million tokens of input, output, cache reads and cache "
+        "writes, for the ledger's credits estimate where the editor states no prices "
+        "(repeatable; docs/credits.md)",
+    )
 
 
 def serve_options(args: argparse.Namespace) -> dict[str, Any]:
@@ -52,6 +77,8 @@ def serve_options(args: argparse.Namespace) -> dict[str, Any]:
         usage["database"] = args.usage_db
     if args.usage_retention_days is not None:
         usage["retentionDays"] = args.usage_retention_days
+    if args.credit_rate:
+        usage["creditRates"] = dict(args.credit_rate)
     return {"usage": usage}
 
 

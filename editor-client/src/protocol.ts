@@ -178,7 +178,11 @@ export interface UsageOptions {
   database?: string;
   /** Rows older than this many days are forgotten when a bridge starts (server default 400). */
   retentionDays?: number;
+  /** Editor model id -> its AI credits per million tokens, where the model states no prices. */
+  creditRates?: Record<string, CreditRate>;
 }
+
+export interface CreditRate { input: number; output: number; cacheRead?: number; cacheWrite?: number }
 
 export interface ServerReadyParams { url: string; host: string; port: number }
 export interface ServerFailedParams { message: string }
