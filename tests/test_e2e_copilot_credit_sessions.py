@@ -94,7 +94,9 @@ def two_sessions(
         turns = [(u.prompt, u.cached, u.written) for m, u, t in capi.billed[start:] if m == model]
         print(f"\n{model} {tag} turns (prompt, read, written): {turns}")
     capi.script = None
-    print(f"\n{model}: cold {bills[0]}\n{model}: warm {bills[1]}")
+    for tag, session in zip(("cold", "warm"), bills, strict=True):
+        # One line per session for bench/credit_sessions.py's table.
+        print(f"\nCREDIT-SESSION {model} {tag} {' '.join(str(v) for v in session)}")
     return bills[0], bills[1]
 
 
