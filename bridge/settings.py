@@ -20,14 +20,28 @@ from bridge.core.models import ModelNames
 DEFAULT_RETENTION_DAYS = 400
 
 
+class CreditRate(BaseModel):
+    """A model's prices in AI credits per million tokens (docs/credits.md); cache reads and
+    writes cost the input price where not given."""
+
+    model_config = ConfigDict(extra="forbid")
+    input: float = Field(ge=0)
+    output: float = Field(ge=0)
+    cacheRead: float | None = Field(default=None, ge=0)
+    cacheWrite: float | None = Field(default=None, ge=0)
+
+
 class UsageSettings(BaseModel):
-    """The usage ledger (bridge/usage/): where it is kept, and for how long."""
+    """The usage ledger (bridge/usage/): where it is kept, for how long, and the credit rates
+    of models whose editor states no prices."""
 
     model_config = ConfigDict(extra="ignore")
     # The SQLite file: "" (the default) is the user's state folder (bridge/usage/location.py),
     # "none" records nothing.
     database: str = ""
     retentionDays: int = Field(default=DEFAULT_RETENTION_DAYS, ge=1)
+    # Editor model id -> its prices, for the credits estimate where the editor states none.
+    creditRates: dict[str, CreditRate] = Field(default_factory=dict)
 
 
 class BudgetSettings(BaseModel):

@@ -23,6 +23,14 @@ from bridge.core import ids, strict_json
 from bridge.core.backend import DataPart, ResponsePart, TextPart, ThinkingPart, ToolCallPart
 from bridge.core.editor_usage import UsageCounts, usage_of_part
 from bridge.core.errors import ApiError
+from bridge.core.thinking_tokens import (
+    ENCRYPTED,
+    MESSAGES_API,
+    ORIGIN,
+    UNSIGNED_PREFIX,
+    is_sealed,
+    signature_of,
+)
 from bridge.web_search.citations import citations
 from bridge.web_search.events import search_of
 from bridge.web_search.results import SearchOutcome, SearchResult
@@ -36,8 +44,9 @@ _USABLE_CALL_ID = re.compile(r"[A-Za-z0-9_-]{1,128}")
 
 
 def thinking_signature() -> str:
-    """An opaque signature: clients send thinking blocks back with it (the bridge ignores it)."""
-    return f"AM-{secrets.token_urlsafe(24)}"
+    """A made-up signature for a thought the provider did not sign: clients send thinking
+    blocks back with it, and the bridge drops them (thinking_tokens.UNSIGNED_PREFIX)."""
+    return f"{UNSIGNED_PREFIX}{secrets.token_urlsafe(24)}"
 
 
 def usage_fields(counts: UsageCounts) -> dict[str, int]:
@@ -69,6 +78,7 @@ class MessageEventBuilder:
         }
         self._thinking = thinking
         self._omit_thinking = omit_thinking  # `display: "omitted"`: blocks without their text
+        self._signature: str | None = None  # the provider's, for the open thinking block
         self.started = False
         self._open: str | None = None  # the type of the block being streamed
         self._index = -1  # the index of the last block started
@@ -135,6 +145,8 @@ class MessageEventBuilder:
                 self._text(part.value, events)
             elif isinstance(part, ThinkingPart):
                 self._thinking_text(part.value, events)
+                if is_sealed(part):
+                    self._seal(part, events)
             elif isinstance(part, ToolCallPart):
                 self._tool_use(part, events)
             elif isinstance(part, DataPart):
@@ -190,6 +202,23 @@ class MessageEventBuilder:
         delta = {"type": "thinking_delta", "thinking": value}
         events.append({"type": "content_block_delta", "index": self._index, "delta": delta})
 
+    def _seal(self, part: ThinkingPart, events: list[Event]) -> None:
+        """The provider's encrypted thought, after its text: the open thinking block's
+        signature, so that the client's next turn gives the thought back (thinking_tokens)."""
+        if not self._thinking:
+            return
+        if self._open != "thinking":
+            metadata = part.metadata or {}
+            if metadata.get(ORIGIN) == MESSAGES_API:
+                # Claude's redacted thinking: Copilot gives its data with no text.
+                block = {"type": "redacted_thinking", "data": metadata[ENCRYPTED]}
+                self._open_block(block, events)
+                events.extend(self._close())
+                return
+            self._open_block({"type": "thinking", "thinking": "", "signature": ""}, events)
+        self._signature = signature_of(part)
+        events.extend(self._close())
+
     def _tool_id(self, call_id: str) -> str:
         if not _USABLE_CALL_ID.fullmatch(call_id or "") or call_id in self._used_ids:
             call_id = ids.tool_use_id()
@@ -222,7 +251,8 @@ class MessageEventBuilder:
             return []
         events: list[Event] = []
         if kind == "thinking":
-            delta = {"type": "signature_delta", "signature": thinking_signature()}
+            signature, self._signature = self._signature or thinking_signature(), None
+            delta = {"type": "signature_delta", "signature": signature}
             events.append({"type": "content_block_delta", "index": self._index, "delta": delta})
         if kind == "text" and self.results:  # the text's `[n]` marks, as its citations
             for cited in citations("".join(self._block_text), self.results):

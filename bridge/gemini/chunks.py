@@ -23,6 +23,7 @@ from bridge.core import ids, strict_json
 from bridge.core.backend import DataPart, ResponsePart, TextPart, ThinkingPart, ToolCallPart
 from bridge.core.editor_usage import UsageCounts, usage_of_part
 from bridge.core.errors import ApiError
+from bridge.core.thinking_tokens import is_sealed, token_of
 from bridge.gemini.errors import api_error_of, gemini_error_body
 from bridge.gemini.web_search import Grounding
 from bridge.web_search.events import search_of
@@ -86,6 +87,7 @@ class ChunkBuilder:
         self.include_thoughts = include_thoughts
         self._held: list[Part] | None = None  # the last batch's parts, not sent yet
         self._used_ids: set[str] = set()
+        self._signature: str | None = None  # the provider's last thought (thinking_tokens)
         self.usage: UsageCounts | None = None  # from the editor's usage part, when it sends one
         self.output_text: list[str] = []  # text and tool calls, for token estimates
         self.answer_text: list[str] = []  # the answer's text, for the structured-output check
@@ -116,10 +118,13 @@ class ChunkBuilder:
             held_text = self.grounding.flush()  # a part after the text ends it
             if held_text:
                 wire.append({"text": held_text})
-            if isinstance(part, ThinkingPart) and part.value:
-                self.reasoning_text.append(part.value)
-                if self.include_thoughts:
-                    wire.append({"text": part.value, "thought": True})
+            if isinstance(part, ThinkingPart):
+                if part.value:
+                    self.reasoning_text.append(part.value)
+                    if self.include_thoughts:
+                        wire.append({"text": part.value, "thought": True})
+                if is_sealed(part):  # rides on the next call, as Gemini's signatures do
+                    self._signature = token_of(part)
             elif isinstance(part, ToolCallPart):
                 wire.append(self._function_call(part))
             elif (outcome := search_of(part)) is not None:
@@ -150,7 +155,11 @@ class ChunkBuilder:
         self.output_text.append(f"{part.name} {strict_json.encode(part.input)}")
         self.tool_calls += 1
         call = {"id": self._call_id(part.callId), "name": part.name, "args": dict(part.input)}
-        return {"functionCall": call}
+        if self._signature is None:
+            return {"functionCall": call}
+        # The provider's thought before this call: Gemini CLI gives it back with the call.
+        signature, self._signature = self._signature, None
+        return {"functionCall": call, "thoughtSignature": signature}
 
     # -- end ---------------------------------------------------------------------------------
 

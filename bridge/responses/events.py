@@ -19,6 +19,7 @@ from typing import Any
 from bridge.core import ids, strict_json
 from bridge.core.backend import DataPart, ResponsePart, TextPart, ThinkingPart, ToolCallPart
 from bridge.core.editor_usage import usage_of_part
+from bridge.core.thinking_tokens import is_sealed, token_of
 from bridge.responses.response_object import usage_object
 from bridge.responses.tools import ToolTarget, custom_tool_text
 from bridge.responses.web_search import search_item, url_citations
@@ -68,11 +69,18 @@ class _OpenItem:
 
 class ResponseEventBuilder:
     def __init__(
-        self, response: Event, targets: dict[str, ToolTarget], reasoning_summary: bool
+        self,
+        response: Event,
+        targets: dict[str, ToolTarget],
+        reasoning_summary: bool,
+        encrypted_reasoning: bool = False,
     ) -> None:
         self.response = response
         self._targets = targets
         self._summary = reasoning_summary
+        # `include: ["reasoning.encrypted_content"]`: reasoning items carry the provider's
+        # thought (thinking_tokens.py)
+        self._encrypted = encrypted_reasoning
         self._seq = 0
         self.started = False  # response.created has been handed out (to be sent)
         self._open: _OpenItem | None = None
@@ -144,6 +152,8 @@ class ResponseEventBuilder:
                 self._tool_call(part, events)
             elif isinstance(part, ThinkingPart):
                 self._thinking(part.value, events)
+                if is_sealed(part):
+                    self._seal(part, events)
             elif isinstance(part, DataPart):
                 outcome = search_of(part)
                 if outcome is None:
@@ -222,6 +232,15 @@ class ResponseEventBuilder:
                     self._event("response.reasoning_summary_part.added", **ref, part=part)
                 )
             events.append(self._event("response.reasoning_summary_text.delta", **ref, delta=value))
+
+    def _seal(self, part: ThinkingPart, events: list[Event]) -> None:
+        """The provider's encrypted thought ends its reasoning item: the item's
+        `encrypted_content` (when the request's `include` asks) gives it back next turn."""
+        if not self._encrypted:
+            return
+        open_, _ = self._open_or_new("reasoning", _new_reasoning, events)
+        open_.item["encrypted_content"] = token_of(part)
+        events.extend(self._close())
 
     def _tool_call(self, part: ToolCallPart, events: list[Event]) -> None:
         target = self._targets.get(part.name, ToolTarget("function", part.name))
@@ -306,7 +325,7 @@ class ResponseEventBuilder:
             item.update(content=[part], status=status)
         else:
             summary = {"type": "summary_text", "text": text}
-            if self._summary:
+            if self._summary and text:
                 events.append(
                     self._event(
                         "response.reasoning_summary_text.done", **ref, summary_index=0, text=text

@@ -66,6 +66,7 @@ class ResponsePlan:
     targets: dict[str, ToolTarget]
     reasoning_summary: bool
     output_format: OutputFormat | None = None
+    encrypted_reasoning: bool = False  # `include` asks for reasoning.encrypted_content
     check_seconds: float = DEFAULT_CHECK_SECONDS  # the answer's structured-output check
     search_sources: bool = False  # `include` asks for the web searches' sources
 
@@ -110,7 +111,8 @@ def plan_response(request: AnyRequest, model: ModelInfo) -> ResponsePlan:
     chat.webSearch = search
     response = new_response(request, ids.response_id(), tools.echo, tools.choice_echo)
     summary = request.reasoning is not None and request.reasoning.summary not in (None, "none")
-    plan = ResponsePlan(chat, response, tools.targets, summary, fmt)
+    encrypted = "reasoning.encrypted_content" in (request.include or ())
+    plan = ResponsePlan(chat, response, tools.targets, summary, fmt, encrypted_reasoning=encrypted)
     plan.search_sources = SOURCES_INCLUDE in (request.include or ())
     return plan
 
@@ -152,7 +154,9 @@ def response_events(
     first keepalive (a keepalive event after each that long without a part). A failure before
     that raises (bridge/core/answer.py), after it the stream ends with `response.failed`.
     """
-    builder = ResponseEventBuilder(plan.response, plan.targets, plan.reasoning_summary)
+    builder = ResponseEventBuilder(
+        plan.response, plan.targets, plan.reasoning_summary, plan.encrypted_reasoning
+    )
     builder.search_sources = plan.search_sources
     batches = _response_batches(backend, plan, builder, keepalive_seconds)
     return guarded(batches, lambda error: builder.fail(error.code or error.type, error.message))

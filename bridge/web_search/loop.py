@@ -150,7 +150,7 @@ class _Usage:
     counts the answer itself)."""
 
     def __init__(self) -> None:
-        self.sum = UsageCounts(0, 0)
+        self.sum = UsageCounts(0, 0, nano_credits=0)
         self.complete = True
         self._seen = False
 
@@ -159,7 +159,18 @@ class _Usage:
         if counts is None:
             return
         self._seen = True
-        self.sum = UsageCounts(*(a + b for a, b in zip(self.sum, counts, strict=True)))
+        total, more = self.sum, counts
+        self.sum = UsageCounts(
+            total.input_tokens + more.input_tokens,
+            total.output_tokens + more.output_tokens,
+            total.reasoning_tokens + more.reasoning_tokens,
+            total.cached_tokens + more.cached_tokens,
+            total.cache_write_tokens + more.cache_write_tokens,
+            # Copilot's bill of the whole answer: known only when every round's is.
+            None
+            if total.nano_credits is None or more.nano_credits is None
+            else total.nano_credits + more.nano_credits,
+        )
 
     def round_ended(self) -> None:
         self.complete &= self._seen
@@ -177,5 +188,7 @@ class _Usage:
                 "cache_creation_input_tokens": self.sum.cache_write_tokens,
             },
         }
+        if self.sum.nano_credits is not None:
+            raw["copilot_usage"] = {"total_nano_aiu": self.sum.nano_credits}
         data = base64.b64encode(json.dumps(raw).encode()).decode()
         return DataPart(mimeType="usage", data=data)

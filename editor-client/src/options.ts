@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import {
   PROTOCOL_VERSION,
   type Budgets,
+  type CreditRate,
   type InitializationOptions,
   type Limits,
   type ToolOptions,
@@ -54,6 +55,7 @@ export const OPTIONAL_SETTINGS: readonly string[] = [
   'fallbackModel',
   'usage.database',
   'usage.retentionDays',
+  'usage.creditRates',
   'tools.enable',
   'tools.allow',
   'tools.deny',
@@ -199,7 +201,34 @@ function usageOptions(folder: string | undefined, set: UserValues, ignored: stri
     if (isNumber(days) && Number.isInteger(days) && days >= 1) usage.retentionDays = days;
     else ignored.push('usage.retentionDays');
   }
+  const rates = set['usage.creditRates'];
+  if (rates !== undefined && rates !== null) {
+    const read = creditRates(rates);
+    if (read) usage.creditRates = read;
+    else ignored.push('usage.creditRates');
+  }
   return Object.keys(usage).length > 0 ? usage : undefined;
+}
+
+/** `usage.creditRates`, each rate's prices whole and not negative; undefined if any is not. */
+function creditRates(value: unknown): Record<string, CreditRate> | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const price = (v: unknown): v is number => isNumber(v) && v >= 0;
+  const out: Record<string, CreditRate> = {};
+  for (const [model, rate] of Object.entries(value as Record<string, unknown>)) {
+    if (typeof rate !== 'object' || rate === null) return undefined;
+    const r = rate as Record<string, unknown>;
+    if (!price(r.input) || !price(r.output)) return undefined;
+    const kept: CreditRate = { input: r.input, output: r.output };
+    for (const key of ['cacheRead', 'cacheWrite'] as const) {
+      if (r[key] === undefined) continue;
+      const v = r[key];
+      if (!price(v)) return undefined;
+      kept[key] = v;
+    }
+    out[model] = kept;
+  }
+  return out;
 }
 
 /** `tools: {enable, allow, deny, timeoutSeconds, maxResultChars}`: the MCP server at /mcp. */
