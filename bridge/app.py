@@ -24,6 +24,7 @@ from bridge.core.request_limits import (
     TimedBackend,
     concurrency_middleware,
 )
+from bridge.core.tool_host import ToolHost
 from bridge.gemini import routes as gemini
 from bridge.http import model_routes, security
 from bridge.http.app_keys import BACKEND, SETTINGS
@@ -32,10 +33,12 @@ from bridge.http.body_deadline import read_body_first
 from bridge.http.error_shapes import error_response
 from bridge.http.json_body import strict_json_response
 from bridge.mcp import mount as mcp
-from bridge.mcp.host import ToolHost
 from bridge.responses import routes as responses
 from bridge.settings import BridgeSettings
 from bridge.usage import wiring as usage
+from bridge.web_search.loop import SearchingBackend
+from bridge.web_search.request import set_available
+from bridge.web_search.service import search_service
 
 log = logging.getLogger(__name__)
 
@@ -79,6 +82,13 @@ async def errors_middleware(request: web.Request, handler: Handler) -> web.Strea
         )
 
 
+@web.middleware
+async def web_search_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """Tells the dialects' planners that a search service runs their hosted search tools."""
+    set_available(True)
+    return await handler(request)
+
+
 async def health(request: web.Request) -> web.Response:
     return strict_json_response({"status": "ok", "service": SERVICE_NAME, "version": __version__})
 
@@ -99,6 +109,12 @@ def create_app(
     budgets.install(app, settings)  # counts from the ledger usage.install opened
     if settings.fallbackModel:  # outside the meter: the ledger has a row per attempt
         metered = FallbackBackend(metered, settings.fallbackModel, settings.model_names())
+    service = search_service(settings.webSearch, tools)
+    if service is not None:  # the clients' hosted search tools, run by the bridge
+        metered = SearchingBackend(metered, service)
+        app.middlewares.append(web_search_middleware)
+    else:
+        log.info("Web search is off: hosted search tools are dropped (docs/web-search.md)")
     app[BACKEND] = metered
     app[SETTINGS] = settings
     model_routes.mount(app)

@@ -12,12 +12,14 @@ from typing import Any
 
 from bridge import __version__
 from bridge.plain_http import without_tls
+from bridge.web_search import command as web_search_command
 
 # The subcommands' own modules (budgets, configure, tools, usage) are imported where they are
 # used: `serve` spawns its language server before importing them (`_spawn_for_serve`).
 
 DEFAULT_PORT = 23335
 API_KEY_ENV = "MAESTRO_BRIDGE_API_KEY"
+TLS_ENV = "MAESTRO_BRIDGE_TLS"
 
 
 def _positive_seconds(text: str) -> float:
@@ -103,6 +105,7 @@ def _parser() -> argparse.ArgumentParser:
     usage_command.add_serve_options(serve)
     budget_command.add_serve_options(serve)
     tool_command.add_serve_options(serve)
+    web_search_command.add_serve_options(serve)
     add_configure(sub)
     add_run(sub)
     add_doctor(sub)
@@ -266,6 +269,8 @@ def main(argv: list[str] | None = None) -> int:
     from bridge.run.argv import split_agent_args
 
     argv, agent_args = split_agent_args(argv)  # `run AGENT -- ARGS`: ARGS are the agent's
+    if web_search_command.needs_tls(argv):  # the language server (spawned next) searches
+        os.environ[TLS_ENV] = "1"  # over https: it keeps `ssl` (bridge/plain_http.py)
     spawned = _spawn_for_serve(argv)
     try:
         args = _parser().parse_args(argv)
@@ -296,14 +301,16 @@ def main(argv: list[str] | None = None) -> int:
         from bridge.access.command import run_key
 
         return run_key(args)
-    without_tls()  # as for `lsp`: before asyncio is imported
+    if os.environ.get(TLS_ENV) != "1":
+        without_tls()  # as for `lsp`: before asyncio is imported
     from bridge.serve_run import run_serve  # the headless editor and its language server
 
     return run_serve(args, serve_options(args), spawned)
 
 
 def _run_lsp() -> int:
-    without_tls()  # plain HTTP only (bridge/plain_http.py): before asyncio is imported
+    if os.environ.get(TLS_ENV) != "1":  # set for a web search over https (docs/web-search.md)
+        without_tls()  # plain HTTP only (bridge/plain_http.py): before asyncio is imported
     from lsp.main import run_stdio
 
     return run_stdio()
@@ -338,6 +345,7 @@ def serve_options(args: argparse.Namespace) -> dict[str, Any]:
         **usage_command.serve_options(args),
         **budget_command.serve_options(args),
         **tool_command.serve_options(args),
+        **web_search_command.serve_options(args),
     }
     if args.websocket_max_seconds is not None:
         options.setdefault("limits", {})["websocketMaxSeconds"] = args.websocket_max_seconds

@@ -7,7 +7,7 @@ is by default is bridge/usage/location.py's `ledger_path`.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -20,14 +20,28 @@ from bridge.core.models import ModelNames
 DEFAULT_RETENTION_DAYS = 400
 
 
+class CreditRate(BaseModel):
+    """A model's prices in AI credits per million tokens (docs/credits.md); cache reads and
+    writes cost the input price where not given."""
+
+    model_config = ConfigDict(extra="forbid")
+    input: float = Field(ge=0)
+    output: float = Field(ge=0)
+    cacheRead: float | None = Field(default=None, ge=0)
+    cacheWrite: float | None = Field(default=None, ge=0)
+
+
 class UsageSettings(BaseModel):
-    """The usage ledger (bridge/usage/): where it is kept, and for how long."""
+    """The usage ledger (bridge/usage/): where it is kept, for how long, and the credit rates
+    of models whose editor states no prices."""
 
     model_config = ConfigDict(extra="ignore")
     # The SQLite file: "" (the default) is the user's state folder (bridge/usage/location.py),
     # "none" records nothing.
     database: str = ""
     retentionDays: int = Field(default=DEFAULT_RETENTION_DAYS, ge=1)
+    # Editor model id -> its prices, for the credits estimate where the editor states none.
+    creditRates: dict[str, CreditRate] = Field(default_factory=dict)
 
 
 class BudgetSettings(BaseModel):
@@ -82,6 +96,21 @@ class ToolSettings(BaseModel):
     maxResultChars: int = Field(default=100_000, ge=1000)
 
 
+class WebSearchSettings(BaseModel):
+    """The search service behind the clients' hosted search tools (bridge/web_search/,
+    docs/web-search.md); off ("") until one is chosen."""
+
+    model_config = ConfigDict(extra="ignore")
+    backend: Literal["", "searxng", "brave", "tavily", "tool"] = ""
+    # SearXNG's base URL; for brave and tavily, another address for their API (else theirs).
+    url: str = ""
+    tool: str = ""  # the editor's tool (`vscode.lm.tools`) that searches, for backend "tool"
+    # Brave's or Tavily's key; else $MAESTRO_WEB_SEARCH_API_KEY. Never logged or shown.
+    apiKey: str | None = Field(default=None, repr=False)
+    maxResults: int = Field(default=5, ge=1, le=20)
+    timeoutSeconds: float = Field(default=15.0, gt=0, le=120)
+
+
 class BridgeSettings(BaseModel):
     model_config = ConfigDict(extra="ignore")
     protocolVersion: int = 1
@@ -111,6 +140,7 @@ class BridgeSettings(BaseModel):
     # quota or a server error before its first part (bridge/core/fallback.py); None: none.
     fallbackModel: str | None = None
     tools: ToolSettings = Field(default_factory=ToolSettings)
+    webSearch: WebSearchSettings = Field(default_factory=WebSearchSettings)
     # The editor counts a chat's input itself when asked (`countInput`, docs/protocol.md); an
     # older one does not say, and the server counts before sending instead.
     countsChatInput: bool = False

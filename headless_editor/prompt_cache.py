@@ -23,7 +23,14 @@ import json
 from collections import deque
 from dataclasses import dataclass
 
-from bridge.core.parts import ChatMessage, DataPart, MessagePart, TextPart, ToolCallPart
+from bridge.core.parts import (
+    ChatMessage,
+    DataPart,
+    MessagePart,
+    TextPart,
+    ThinkingPart,
+    ToolCallPart,
+)
 from headless_editor.cache_billing import EXACT, CachePolicy, billed
 from headless_editor.chat_types import ChatTool
 from headless_editor.message_memo import MessageMemo
@@ -136,6 +143,9 @@ def _part(units: _Units, part: MessagePart) -> None:
         units.mark(f"call:{part.callId}")
         units.text(part.name)
         units.text(json.dumps(part.input, sort_keys=True, ensure_ascii=False))
+    elif isinstance(part, ThinkingPart):  # an earlier thought given back
+        units.mark("thinking")
+        units.text(part.value)
     else:
         units.mark(f"result:{part.callId}")
         for item in part.content:

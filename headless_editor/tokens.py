@@ -8,7 +8,14 @@ import json
 import re
 from typing import Any
 
-from bridge.core.parts import ChatMessage, DataPart, MessagePart, TextPart, ToolCallPart
+from bridge.core.parts import (
+    ChatMessage,
+    DataPart,
+    MessagePart,
+    TextPart,
+    ThinkingPart,
+    ToolCallPart,
+)
 from headless_editor.chat_types import ChatTool
 
 # A token is a word piece of at most 4 characters or one punctuation character. The whitespace
@@ -65,6 +72,8 @@ def _part_tokens(part: MessagePart) -> int:
         return _data_tokens(part)
     if isinstance(part, ToolCallPart):
         return count_tool_call_tokens(part.name, part.input)
+    if isinstance(part, ThinkingPart):  # an earlier thought given back
+        return count_tokens(part.value)
     return sum(_part_tokens(item) for item in part.content)
 
 

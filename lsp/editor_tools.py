@@ -1,5 +1,5 @@
 """The editor's tools and language features over JSON-RPC (docs/protocol.md, "Tools and
-language features"): the MCP server's ToolHost (bridge/mcp/host.py)."""
+language features"): the MCP server's ToolHost (bridge/core/tool_host.py)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import msgspec
 from pydantic import TypeAdapter, ValidationError
 
 from bridge.core.backend import DataPart, EditorError, TextPart
-from bridge.mcp.host import ToolContent, ToolInfo
+from bridge.core.tool_host import ToolContent, ToolInfo
 from lsp import rpc
 from lsp.chat_json import params_json
 from lsp.editor_backend import EditorBackend, editor_error

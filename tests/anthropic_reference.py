@@ -2,7 +2,8 @@
 convert.py at commit 475ea18, over protocol.py's pydantic models), kept as the reference the
 differential tests hold today's conversion to: same input, same chat request. One change: a
 `tool_search_tool_result` whose `tool_references` is not a list loads nothing (a number there
-raised a TypeError: a 500)."""
+raised a TypeError: a 500). Another (issue 42): an assistant's thinking block signed by the
+provider goes back to it (bridge/core/thinking_tokens.py)."""
 
 # ruff: noqa
 # mypy: ignore-errors
@@ -154,6 +155,12 @@ def content_parts(content: Content, role: Role) -> list[MessagePart]:
         return [TextPart(value=content)] if content else []
     parts: list[MessagePart] = []
     for block in content:
+        if isinstance(block, ThinkingBlock) and block.type == "thinking" and role == "assistant":
+            from bridge.core.thinking_tokens import from_signature
+
+            thought = from_signature(block.signature or "", block.thinking or "", len(parts))
+            parts.extend([thought] if thought is not None else [])
+            continue
         parts.extend(block_parts(block, role))
     return parts
 

@@ -44,6 +44,9 @@ DELTAS_OF_BLOCK = {
     "tool_use": {"input_json_delta"},
     "thinking": {"thinking_delta", "signature_delta"},
     "redacted_thinking": set(),
+    # The web search the bridge runs: its call streams its input, its result comes whole.
+    "server_tool_use": {"input_json_delta"},
+    "web_search_tool_result": set(),
 }
 # jsonschema checks `date-time` only with an optional package installed: checked here instead.
 FORMATS = FormatChecker(formats=())
@@ -183,6 +186,8 @@ class _StreamCheck:
             block["thinking"] += delta["thinking"]
         elif delta["type"] == "signature_delta":
             block["signature"] = delta["signature"]
+        elif delta["type"] == "citations_delta":
+            block["citations"] = [*(block.get("citations") or []), delta["citation"]]
         elif delta["type"] == "input_json_delta":
             self.json_parts.setdefault(data["index"], []).append(delta["partial_json"])
 

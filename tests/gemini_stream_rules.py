@@ -74,6 +74,7 @@ class StreamRules:
     first: dict[str, Any] | None = None
     parts: list[dict[str, Any]] = field(default_factory=list)
     call_ids: set[str] = field(default_factory=set)
+    grounding: dict[str, Any] | None = None  # the last groundingMetadata seen
     finish_reason: str | None = None
     last_usage: dict[str, Any] | None = None  # the usageMetadata of the latest chunk, if any
     error: dict[str, Any] | None = None
@@ -105,6 +106,7 @@ class StreamRules:
             self.fail("a chunk must have one candidate, index 0")
         candidate = chunk["candidates"][0]
         parts = (candidate.get("content") or {}).get("parts") or []
+        self.grounding = candidate.get("groundingMetadata") or self.grounding
         finish = candidate.get("finishReason")
         if not parts and finish is None:
             self.fail("an empty chunk: no part and no finishReason")
@@ -146,6 +148,8 @@ class StreamRules:
             "finishReason": finish,
             "index": 0,
         }
+        if self.grounding is not None:  # the bridge's web search (issue 44): on the last chunk
+            candidate["groundingMetadata"] = copy.deepcopy(self.grounding)
         return {
             "candidates": [candidate],
             "usageMetadata": copy.deepcopy(usage),

@@ -28,6 +28,9 @@ Open Responses does not (yet) include, and the bridge emits them for Codex:
   rest of the object is still checked against the spec.
 * ``function_call`` items with an extra ``namespace`` string (tools nested in a namespace tool).
   Extra keys are legal in the spec anyway; we only insist that it is a string.
+* output items ``{"type": "web_search_call", "id", "status", "action"}`` and the events
+  ``response.web_search_call.in_progress``/``.searching``/``.completed`` (the hosted web search
+  the bridge runs, issue 44), checked against local schemas from the openai SDK's types.
 * events ``response.custom_tool_call_input.delta`` (``item_id``, ``output_index``, ``delta``)
   and ``response.custom_tool_call_input.done`` (``item_id``, ``output_index``, ``input``), checked
   against local schemas.
@@ -53,6 +56,7 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 from referencing import Registry
 from referencing.jsonschema import DRAFT202012
+from spec_web_search import WEB_SEARCH_DEFS, WEB_SEARCH_EVENTS
 
 __all__ = [
     "parse_sse",
@@ -92,6 +96,7 @@ _EXTENSION_DEFS: dict[str, Any] = {
         },
     },
     "FunctionCallNamespace": {"properties": {"namespace": _STRING}},
+    **WEB_SEARCH_DEFS,
     "CustomToolCallInputDeltaEvent": {
         "type": "object",
         "required": ["type", "sequence_number", "item_id", "output_index", "delta"],
@@ -118,6 +123,7 @@ _EXTENSION_DEFS: dict[str, Any] = {
 _EXTENSION_EVENTS = {
     "response.custom_tool_call_input.delta": f"{EXT_URI}#/$defs/CustomToolCallInputDeltaEvent",
     "response.custom_tool_call_input.done": f"{EXT_URI}#/$defs/CustomToolCallInputDoneEvent",
+    **{name: f"{EXT_URI}#/$defs/WebSearchCallEvent" for name in WEB_SEARCH_EVENTS},
 }
 
 # Incremental event families: prefix -> (sub-index field or None, field holding the full value on
@@ -163,6 +169,7 @@ def _registry() -> Registry[Any]:
         else:
             branches.append(ref)
     branches.append({"$ref": "#/$defs/CustomToolCall"})
+    branches.append({"$ref": "#/$defs/WebSearchCall"})
     extensions = {"$defs": {**_EXTENSION_DEFS, "ItemField": {"oneOf": branches}}}
     schemas["ItemField"] = {"$ref": f"{EXT_URI}#/$defs/ItemField"}
 

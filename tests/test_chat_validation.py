@@ -160,7 +160,8 @@ def test_broken_completions_fail(case: str) -> None:
 
 BROKEN_CHUNKS: dict[str, dict[str, Any]] = {
     "object is a completion": {**chunk({"content": "x"}), "object": "chat.completion"},
-    "delta with a message key": chunk({"content": "x", "annotations": []}),
+    # `annotations` is a delta key too (search models stream it): `tool_call_id` is none.
+    "delta with a key no delta has": chunk({"content": "x", "tool_call_id": "call_1"}),
     "content as a number": chunk({"content": 3}),
     "unknown role": chunk({"role": "model"}),
     "choice without finish_reason": {

@@ -12,9 +12,9 @@ import mcp_types as types
 import pytest
 
 from bridge.core.backend import DataPart, EditorError, TextPart
+from bridge.core.tool_host import ToolContent, ToolInfo
 from bridge.mcp import language_tools
 from bridge.mcp.calls import bounded
-from bridge.mcp.host import ToolContent, ToolInfo
 from bridge.mcp.workspace_paths import PathError
 
 FOLDER = "file:///w/proj"

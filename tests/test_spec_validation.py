@@ -479,9 +479,10 @@ def test_validator_does_not_mutate_input() -> None:
 
 
 def test_unknown_item_type_names_the_accepted_types() -> None:
-    item = {"type": "web_search_call", "id": "ws_1", "status": "completed"}
+    # (`web_search_call` is accepted: the bridge runs web searches, issue 44.)
+    item = {"type": "file_search_call", "id": "fs_1", "status": "completed"}
     assert_rejected(
-        r"\$\.output\[0\]: type 'web_search_call' is not accepted here .*function_call",
+        r"\$\.output\[0\]: type 'file_search_call' is not accepted here .*function_call",
         validate_response,
         make_response(output=[item]),
     )
@@ -498,3 +499,20 @@ def test_failed_stream_may_stop_mid_item() -> None:
     assert validate_stream(numbered(events))["error"]["code"] == "server_error"
     events[-1] = {"type": "response.completed", "response": failed | {"status": "completed"}}
     assert_rejected("never done", validate_stream, numbered(events))
+
+
+def test_web_search_calls_are_checked_as_the_openai_sdk_types_them() -> None:
+    item = {
+        "type": "web_search_call",
+        "id": "ws_1",
+        "status": "completed",
+        "action": {"type": "search", "query": "q", "sources": [{"type": "url", "url": "u"}]},
+    }
+    validate_response(make_response(output=[item]))
+    assert_rejected(
+        r"\$\.output\[0\]", validate_response, make_response(output=[{**item, "status": "done"}])
+    )
+    no_action = {k: v for k, v in item.items() if k != "action"}
+    assert_rejected(
+        r"'action' is a required property", validate_response, make_response(output=[no_action])
+    )

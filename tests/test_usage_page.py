@@ -89,9 +89,15 @@ async def make_requests(server: BridgeServer, key: str) -> int:
     return output
 
 
+def credits_text(counts: dict[str, Any]) -> str:
+    """The page's AI credits: the known sum, "+?" when some requests are of unknown price."""
+    return f"{counts['credits']:.2f}" + ("+?" if counts["credits_unknown"] else "")
+
+
 def check_totals(shown: dict[str, str], totals: dict[str, Any]) -> None:
     for name in COUNTS:
         assert number(shown[name]) == totals[name], (name, shown, totals)
+    assert shown["credits"] == credits_text(totals), (shown, totals)
     assert shown["cache_hit_ratio"] == f"{100 * totals['cache_hit_ratio']:.1f} %"
     for name in ("first_token_ms_p50", "first_token_ms_p95"):
         assert number(shown[name]) == math.floor(totals[name] + 0.5), (name, shown, totals)
@@ -102,6 +108,7 @@ def check_groups(rows: list[dict[str, str]], groups: list[dict[str, Any]], key: 
     for row, group in zip(rows, groups, strict=True):
         for name in COUNTS:
             assert number(row[name]) == group[name], (key, name, row, group)
+        assert row["credits"] == credits_text(group), (key, row, group)
 
 
 def check_page(snap: dict[str, Any], month: dict[str, Any], today: dict[str, Any]) -> None:

@@ -212,9 +212,13 @@ def test_summary_totals_and_groups(known: sqlite3.Connection) -> None:
         "requests": 5,
         "input_tokens": 4200,
         "cached_tokens": 1000,
+        "cache_write_tokens": 0,
         "output_tokens": 460,
         "reasoning_tokens": 20,
         "errors": 1,
+        "credits": 0.0,
+        "credits_reported": 0.0,
+        "credits_unknown": 5,  # no row has a price
     }
     assert totals["cache_hit_ratio"] == round(1000 / 4200, 4)
     # Nearest rank over 100, 200, 300, 400 ms (the failed request had no first token).
@@ -227,9 +231,13 @@ def test_summary_totals_and_groups(known: sqlite3.Connection) -> None:
         "requests": 2,
         "input_tokens": 2000,
         "cached_tokens": 200,
+        "cache_write_tokens": 0,
         "output_tokens": 300,
         "reasoning_tokens": 0,
         "errors": 1,
+        "credits": 0.0,
+        "credits_reported": 0.0,
+        "credits_unknown": 2,
     }
     assert clients["codex"]["input_tokens"] == 1700 and clients["codex"]["errors"] == 0
     models = {r["model"]: r["requests"] for r in body["by_model"]}

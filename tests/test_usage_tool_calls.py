@@ -14,7 +14,7 @@ from test_usage_queries import D1, D2, D3, local_midnight, row
 
 from bridge.usage.ledger import UsageLedger, open_for_reading
 from bridge.usage.queries import Span, summary, tokens_used
-from bridge.usage.rows import INSERT, ToolCallRow, UsageRow, row_values
+from bridge.usage.rows import ToolCallRow, UsageRow, row_values
 
 
 def tool_call(day: date, hour: int = 12, **fields: Any) -> ToolCallRow:
@@ -147,7 +147,9 @@ def test_a_file_from_before_gets_the_table_and_keeps_its_rows(tmp_path: Path) ->
     path = tmp_path / "usage.sqlite3"
     with sqlite3.connect(path) as conn:
         conn.executescript(SCHEMA_1)
-        conn.execute(INSERT, row_values(row(D1, client="old-bridge", input_tokens=77)))
+        # The columns of version 1 only (the first 17 of today's).
+        values = row_values(row(D1, client="old-bridge", input_tokens=77))[:17]
+        conn.execute(f"INSERT INTO requests VALUES (NULL, {', '.join('?' * 17)})", values)
     conn.close()
     # Read as it is (no bridge of this version opened it yet): no tool calls, and reading
     # does not change the file.
@@ -168,7 +170,7 @@ def test_a_file_from_before_gets_the_table_and_keeps_its_rows(tmp_path: Path) ->
         {"tool": "editor_hover", "calls": 1, "errors": 0, "p50_ms": 10.0}
     ]
     with sqlite3.connect(path) as conn:
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == 2
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == 3
         indexes = {name for (name,) in conn.execute("SELECT name FROM sqlite_master")}
     conn.close()
     assert "tool_calls_started" in indexes

@@ -1,10 +1,12 @@
 """Messages content blocks -> the editor's message parts (pure functions over wire.py's Structs).
 
-Text, images (inline base64 only), tool calls and tool results map one to one. Thinking is
-dropped (the editor takes no thinking in the history); documents become their text when they
-have text; everything else becomes a short note, so the model knows something was there and
-the request still goes through. `tool_reference` blocks (a tool search's answer) also load the
-deferred tools they name: the conversion adds them to `loaded` for `tools.plan_tools`.
+Text, images (inline base64 only), tool calls and tool results map one to one. An assistant's
+thinking block goes back to the editor when its signature is the provider's (thinking_tokens.py;
+the bridge's made-up signatures and redacted thinking are dropped); documents become their
+text when they have text; everything else becomes a short note, so the model knows something
+was there and the request still goes through. `tool_reference` blocks (a tool search's answer)
+also load the deferred tools they name: the conversion adds them to `loaded` for
+`tools.plan_tools`.
 
 A history is thousands of blocks: they are told apart by `type(block) is ...`, the common
 kinds first, and each becomes its parts without any copy in between.
@@ -15,6 +17,7 @@ from __future__ import annotations
 import logging
 from typing import Any, Literal
 
+from bridge.anthropic.web_search import history_text
 from bridge.anthropic.wire import (
     Content,
     ContentBlock,
@@ -32,6 +35,7 @@ from bridge.anthropic.wire import (
 from bridge.core.backend import DataPart, MessagePart, TextPart, ToolCallPart, ToolResultPart
 from bridge.core.history import call_as_text, result_as_parts
 from bridge.core.images import file_parts, image_part
+from bridge.core.thinking_tokens import from_signature
 
 log = logging.getLogger(__name__)
 
@@ -107,6 +111,8 @@ def _other_parts(block: OtherBlock) -> list[TextPart | DataPart]:
         title, where = extra.get("title") or "", extra.get("source") or ""
         body = _source_text(extra.get("content"))
         return [TextPart(value=f"[search result {title} ({where}):]\n{body}")]
+    if block.type in ("server_tool_use", "web_search_tool_result"):
+        return [TextPart(value=history_text(block.type, extra))]  # web_search.py
     log.info("Content block of type %r the editor cannot take: a note instead", block.type)
     return [TextPart(value=f"[content of type {block.type!r} not included]")]
 
@@ -195,6 +201,11 @@ def content_parts(content: Content, role: Role, loaded: set[str]) -> list[Messag
                 add(result)
             else:
                 parts.extend(result_as_parts(result, f"sent as {role} content"))
-        elif type(block) is not ThinkingBlock and type(block) is not RedactedThinkingBlock:
+        elif type(block) is ThinkingBlock:
+            if role == "assistant":  # a thought Copilot signed goes back to it
+                thought = from_signature(block.signature or "", block.thinking or "", len(parts))
+                if thought is not None:
+                    add(thought)
+        elif type(block) is not RedactedThinkingBlock:
             parts.extend(rare_parts(block, loaded))
     return parts

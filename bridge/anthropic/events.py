@@ -18,10 +18,22 @@ import secrets
 from typing import Any
 
 from bridge.anthropic.errors import error_object
+from bridge.anthropic.web_search import citation, result_block, server_tool_id
 from bridge.core import ids, strict_json
 from bridge.core.backend import DataPart, ResponsePart, TextPart, ThinkingPart, ToolCallPart
 from bridge.core.editor_usage import UsageCounts, usage_of_part
 from bridge.core.errors import ApiError
+from bridge.core.thinking_tokens import (
+    ENCRYPTED,
+    MESSAGES_API,
+    ORIGIN,
+    UNSIGNED_PREFIX,
+    is_sealed,
+    signature_of,
+)
+from bridge.web_search.citations import citations
+from bridge.web_search.events import search_of
+from bridge.web_search.results import SearchOutcome, SearchResult
 
 log = logging.getLogger(__name__)
 
@@ -32,8 +44,9 @@ _USABLE_CALL_ID = re.compile(r"[A-Za-z0-9_-]{1,128}")
 
 
 def thinking_signature() -> str:
-    """An opaque signature: clients send thinking blocks back with it (the bridge ignores it)."""
-    return f"AM-{secrets.token_urlsafe(24)}"
+    """A made-up signature for a thought the provider did not sign: clients send thinking
+    blocks back with it, and the bridge drops them (thinking_tokens.UNSIGNED_PREFIX)."""
+    return f"{UNSIGNED_PREFIX}{secrets.token_urlsafe(24)}"
 
 
 def usage_fields(counts: UsageCounts) -> dict[str, int]:
@@ -65,6 +78,7 @@ class MessageEventBuilder:
         }
         self._thinking = thinking
         self._omit_thinking = omit_thinking  # `display: "omitted"`: blocks without their text
+        self._signature: str | None = None  # the provider's, for the open thinking block
         self.started = False
         self._open: str | None = None  # the type of the block being streamed
         self._index = -1  # the index of the last block started
@@ -74,6 +88,9 @@ class MessageEventBuilder:
         self.answer_text: list[str] = []  # the text blocks', for the structured-output check
         self.reasoning_text: list[str] = []  # thinking, counted whether shown or not
         self.tool_calls = 0
+        self.results: list[SearchResult] = []  # the searches' results, as the model numbers them
+        self.searched: int | None = None  # web searches run (None: the request had no search)
+        self._block_text: list[str] = []  # the open text block's, for its citations
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -99,7 +116,12 @@ class MessageEventBuilder:
         """Close the open block, then `message_delta` and `message_stop`. A `refusal` (why a
         filter ended the answer) goes in `stop_details`, as Anthropic's streaming refusals."""
         events = self.start() + self._close()
-        fields = usage_fields(usage)
+        fields: dict[str, Any] = dict(usage_fields(usage))
+        if self.searched is not None:
+            fields["server_tool_use"] = {
+                "web_search_requests": self.searched,
+                "web_fetch_requests": 0,
+            }
         self.message.update(stop_reason=stop_reason, stop_sequence=stop_sequence, usage=fields)
         delta: Event = {"stop_reason": stop_reason, "stop_sequence": stop_sequence}
         if refusal is not None:
@@ -123,11 +145,29 @@ class MessageEventBuilder:
                 self._text(part.value, events)
             elif isinstance(part, ThinkingPart):
                 self._thinking_text(part.value, events)
+                if is_sealed(part):
+                    self._seal(part, events)
             elif isinstance(part, ToolCallPart):
                 self._tool_use(part, events)
             elif isinstance(part, DataPart):
-                self._data(part)
+                outcome = search_of(part)
+                if outcome is None:
+                    self._data(part)
+                else:
+                    self._web_search(outcome, events)
         return events
+
+    def _web_search(self, outcome: SearchOutcome, events: list[Event]) -> None:
+        """A search the bridge ran: its `server_tool_use` and `web_search_tool_result`."""
+        tool_id = server_tool_id(outcome.call_id)
+        use = {"type": "server_tool_use", "id": tool_id, "name": "web_search", "input": {}}
+        index = self._open_block(use, events)
+        delta = {"type": "input_json_delta", "partial_json": json.dumps({"query": outcome.query})}
+        events.append({"type": "content_block_delta", "index": index, "delta": delta})
+        self._open_block(result_block(tool_id, outcome), events)
+        events.extend(self._close())
+        self.searched = (self.searched or 0) + (outcome.error is None)
+        self.results.extend(outcome.results)
 
     def _open_block(self, block: Event, events: list[Event]) -> int:
         events.extend(self._close())
@@ -144,6 +184,8 @@ class MessageEventBuilder:
         self.answer_text.append(value)
         if self._open != "text":
             self._open_block({"type": "text", "text": ""}, events)
+            self._block_text = []
+        self._block_text.append(value)
         delta = {"type": "text_delta", "text": value}
         events.append({"type": "content_block_delta", "index": self._index, "delta": delta})
 
@@ -159,6 +201,23 @@ class MessageEventBuilder:
             return  # the block and its signature go out, its text does not
         delta = {"type": "thinking_delta", "thinking": value}
         events.append({"type": "content_block_delta", "index": self._index, "delta": delta})
+
+    def _seal(self, part: ThinkingPart, events: list[Event]) -> None:
+        """The provider's encrypted thought, after its text: the open thinking block's
+        signature, so that the client's next turn gives the thought back (thinking_tokens)."""
+        if not self._thinking:
+            return
+        if self._open != "thinking":
+            metadata = part.metadata or {}
+            if metadata.get(ORIGIN) == MESSAGES_API:
+                # Claude's redacted thinking: Copilot gives its data with no text.
+                block = {"type": "redacted_thinking", "data": metadata[ENCRYPTED]}
+                self._open_block(block, events)
+                events.extend(self._close())
+                return
+            self._open_block({"type": "thinking", "thinking": "", "signature": ""}, events)
+        self._signature = signature_of(part)
+        events.extend(self._close())
 
     def _tool_id(self, call_id: str) -> str:
         if not _USABLE_CALL_ID.fullmatch(call_id or "") or call_id in self._used_ids:
@@ -192,8 +251,13 @@ class MessageEventBuilder:
             return []
         events: list[Event] = []
         if kind == "thinking":
-            delta = {"type": "signature_delta", "signature": thinking_signature()}
+            signature, self._signature = self._signature or thinking_signature(), None
+            delta = {"type": "signature_delta", "signature": signature}
             events.append({"type": "content_block_delta", "index": self._index, "delta": delta})
+        if kind == "text" and self.results:  # the text's `[n]` marks, as its citations
+            for cited in citations("".join(self._block_text), self.results):
+                found = {"type": "citations_delta", "citation": citation(cited)}
+                events.append({"type": "content_block_delta", "index": self._index, "delta": found})
         events.append({"type": "content_block_stop", "index": self._index})
         return events
 
@@ -209,6 +273,8 @@ def _apply_delta(block: Event, delta: Event, partial: dict[int, list[str]], inde
         block["thinking"] += delta["thinking"]
     elif kind == "signature_delta":
         block["signature"] = delta["signature"]
+    elif kind == "citations_delta":
+        block["citations"] = [*(block.get("citations") or []), delta["citation"]]
     elif kind == "input_json_delta":
         partial.setdefault(index, []).append(delta["partial_json"])
 

@@ -52,7 +52,9 @@ def _block(block: Any) -> w.ContentBlock:
             source=_source(block.source), title=block.title, context=block.context
         )
     if isinstance(block, p.ThinkingBlock):
-        return w.ThinkingBlock() if block.type == "thinking" else w.RedactedThinkingBlock()
+        if block.type == "thinking":
+            return w.ThinkingBlock(thinking=block.thinking, signature=block.signature)
+        return w.RedactedThinkingBlock(data=block.data)
     assert isinstance(block, p.OtherBlock)  # the union's last kind
     return _other(block)
 

@@ -69,6 +69,7 @@ def plan_messages(request: MessagesBody, model: ModelInfo) -> MessagesPlan:
     chat = editor_chat(
         model, messages, tools.tools, tools.mode, model_options(request), fmt, JUSTIFICATION
     )
+    chat.webSearch = tools.search
     return MessagesPlan(
         chat=chat,
         model=request.model,

@@ -59,6 +59,9 @@ class ThinkingBlock(_Lenient):
     """`thinking` and `redacted_thinking`: the editor takes no thinking in the history."""
 
     type: Literal["thinking", "redacted_thinking"]
+    thinking: str | None = None
+    signature: str | None = None
+    data: str | None = None
 
 
 class OtherBlock(_Lenient):

@@ -56,6 +56,8 @@ def message_events(
     Nothing is yielded before the editor's first part or first keepalive. `raise_failures`
     (the non-streaming answer) raises a later failure too instead of an `error` event."""
     builder = MessageEventBuilder(plan.model, plan.thinking, omit_thinking=plan.thinking_omitted)
+    if plan.chat.webSearch is not None:
+        builder.searched = 0  # the usage says how many searches ran, none included
 
     batches = _message_batches(backend, plan, builder, keepalive_seconds, check_seconds)
     return guarded(batches, builder.fail, raise_failures=raise_failures)

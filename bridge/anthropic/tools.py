@@ -24,17 +24,40 @@ from typing import Any, Literal
 from bridge.core.backend import ChatTool
 from bridge.core.errors import invalid_request
 from bridge.core.tools import first_of_each_name
+from bridge.web_search.request import (
+    SearchAsk,
+    location_of,
+    max_uses_of,
+    search_available,
+    search_tool,
+    string_list,
+)
 
 log = logging.getLogger(__name__)
 
 EMPTY_SCHEMA: dict[str, Any] = {"type": "object", "properties": {}}
 SERVER_SEARCH_PREFIXES = ("tool_search_tool_regex", "tool_search_tool_bm25")
+# `web_search_20250305`, `web_search_20260209`...: run by the bridge when a search service is
+# configured (bridge/web_search/), else dropped as the other server tools are.
+WEB_SEARCH_PREFIX = "web_search_"
 
 
 @dataclass
 class ToolPlan:
     tools: list[ChatTool]
     mode: Literal["auto", "required"]
+    search: SearchAsk | None = None  # the web search tool, which the bridge runs
+
+
+def web_search_ask(raw: dict[str, Any], param: str) -> SearchAsk:
+    """Anthropic's `web_search_*` tool: its limit, domain filters and location."""
+    return SearchAsk(
+        max_uses=max_uses_of(raw.get("max_uses")),
+        allowed_domains=string_list(raw.get("allowed_domains")),
+        blocked_domains=string_list(raw.get("blocked_domains")),
+        location=location_of(raw.get("user_location")),
+        param=param,
+    )
 
 
 def has_server_search(raw_tools: list[Any] | None) -> bool:
@@ -53,6 +76,8 @@ def _client_tool(raw: Any, param: str, loaded: Collection[str] | None) -> ChatTo
     if not isinstance(raw, dict):
         raise invalid_request(f"`{param}` must be an object.", param=param, code="invalid_value")
     kind = raw.get("type")
+    if isinstance(kind, str) and kind.startswith(WEB_SEARCH_PREFIX) and search_available():
+        return search_tool(web_search_ask(raw, param))
     if kind not in (None, "custom"):
         log.info("Dropping Anthropic tool of type %r: the editor cannot run it", kind)
         return None
@@ -83,6 +108,29 @@ def _client_tool(raw: Any, param: str, loaded: Collection[str] | None) -> ChatTo
 
 
 def plan_tools(
+    raw_tools: list[Any] | None,
+    choice: dict[str, Any] | None,
+    loaded: Collection[str] = frozenset(),
+) -> ToolPlan:
+    """`_tool_plan`, with the web search the bridge runs when the model is offered it."""
+    plan = _tool_plan(raw_tools, choice, loaded)
+    ask = next(
+        (
+            web_search_ask(raw, f"tools[{index}]")
+            for index, raw in enumerate(raw_tools or [])
+            if isinstance(raw, dict)
+            and isinstance(raw.get("type"), str)
+            and raw["type"].startswith(WEB_SEARCH_PREFIX)
+        ),
+        None,
+    )
+    # Only when the model is offered the bridge's search (not a client tool of that name).
+    if ask is not None and search_tool(ask) in plan.tools:
+        plan.search = ask
+    return plan
+
+
+def _tool_plan(
     raw_tools: list[Any] | None,
     choice: dict[str, Any] | None,
     loaded: Collection[str] = frozenset(),

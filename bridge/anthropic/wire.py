@@ -54,11 +54,16 @@ class ToolUseBlock(_Block, tag="tool_use"):
 
 
 class ThinkingBlock(_Block, tag="thinking"):
-    """The editor takes no thinking in the history: dropped."""
+    """An earlier thought: back to the provider when its signature is one (thinking_tokens)."""
+
+    thinking: str | None = None
+    signature: str | None = None
 
 
 class RedactedThinkingBlock(_Block, tag="redacted_thinking"):
-    """Dropped, as thinking is."""
+    """Dropped: Copilot 0.67 cannot send one back (docs/credits.md)."""
+
+    data: str | None = None
 
 
 class ToolReferenceBlock(_Block, tag="tool_reference"):

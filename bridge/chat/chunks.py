@@ -20,10 +20,13 @@ import re
 import time
 from typing import Any
 
+from bridge.chat.web_search import url_annotations
 from bridge.core import ids, strict_json
 from bridge.core.backend import DataPart, ResponsePart, TextPart, ThinkingPart, ToolCallPart
 from bridge.core.editor_usage import UsageCounts, usage_of_part
 from bridge.core.errors import ApiError
+from bridge.web_search.events import search_of
+from bridge.web_search.results import SearchResult
 
 Chunk = dict[str, Any]
 
@@ -69,6 +72,7 @@ class ChunkBuilder:
         self.answer_text: list[str] = []  # the content's, for the structured-output check
         self.reasoning_text: list[str] = []
         self.tool_calls = 0
+        self.search_results: list[SearchResult] = []  # the bridge's searches (web_search.py)
 
     # -- chunks ------------------------------------------------------------------------------
 
@@ -117,6 +121,9 @@ class ChunkBuilder:
     def finish(self, finish_reason: str, usage: UsageCounts) -> list[Chunk]:
         """The finish_reason chunk, the usage chunk when asked for, then `[DONE]`."""
         chunks = self.start()
+        notes = url_annotations("".join(self.answer_text), self.search_results)
+        if notes:
+            chunks.append(self._delta({"annotations": notes}))
         chunks.append(self._delta({}, finish_reason))
         if self.include_usage:
             chunks.append(dict(self._chunk([]), usage=usage_fields(usage)))
@@ -143,6 +150,8 @@ class ChunkBuilder:
                 chunks += [*self.start(None), self._delta({"reasoning_content": part.value})]
             elif isinstance(part, ToolCallPart):
                 chunks += [*self.start(None), self._tool_call(part)]
+            elif (outcome := search_of(part)) is not None:
+                self.search_results.extend(outcome.results)
             elif isinstance(part, DataPart):
                 counts = usage_of_part(part.mimeType, part.data)
                 if counts is not None:  # else counted with the editor's tokenizer at the end
@@ -196,6 +205,7 @@ def fold_completion(chunks: list[Chunk]) -> Chunk:
     calls: list[dict[str, Any]] = []
     finish_reason: str | None = None
     usage: dict[str, Any] | None = None
+    notes: list[dict[str, Any]] = []
     for chunk in chunks:
         if is_marker(chunk):
             continue
@@ -218,6 +228,7 @@ def fold_completion(chunks: list[Chunk]) -> Chunk:
             if delta.get("reasoning_content") is not None:
                 reasoning = reasoning if reasoning is not None else []
                 reasoning.append(delta["reasoning_content"])
+            notes += delta.get("annotations") or []
             for call in delta.get("tool_calls") or []:
                 _add_tool_call(calls, call)
             finish_reason = choice.get("finish_reason") or finish_reason
@@ -227,7 +238,7 @@ def fold_completion(chunks: list[Chunk]) -> Chunk:
         "role": "assistant",
         "content": None if content is None else "".join(content),
         "refusal": None,
-        "annotations": [],
+        "annotations": notes,
     }
     if calls:
         message["tool_calls"] = calls

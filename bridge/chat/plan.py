@@ -14,6 +14,7 @@ from bridge.chat.options import model_options, refuse_unsupported
 from bridge.chat.response_format import requested_format
 from bridge.chat.stop import stop_sequences
 from bridge.chat.tools import plan_tools
+from bridge.chat.web_search import offer_search
 from bridge.chat.wire import CompletionRequest
 from bridge.core.backend import ChatRequest, ModelInfo
 from bridge.core.chat_request import editor_chat
@@ -51,9 +52,11 @@ def plan_completion(request: CompletionRequest, model: ModelInfo) -> CompletionP
             param="messages",
             code="invalid_value",
         )
+    search = offer_search(tools.tools, request.web_search_options, request.tool_choice)
     chat = editor_chat(
         model, messages, tools.tools, tools.mode, model_options(request), fmt, JUSTIFICATION
     )
+    chat.webSearch = search
     stream = bool(request.stream)
     options = request.stream_options
     return CompletionPlan(

@@ -42,6 +42,7 @@ from bridge.core.editor_usage import UsageCounts
 from bridge.core.errors import ApiError, from_editor, from_failure
 from bridge.core.keepalive import with_keepalive
 from bridge.core.request_tags import settle_estimate
+from bridge.core.search_parts import is_search
 from bridge.core.token_limits import OutputLimit, chat_input_tokens, input_too_long
 
 log = logging.getLogger(__name__)
@@ -104,7 +105,8 @@ class EditorAnswer:
                         yield batch
                         continue
                     held.extend(batch)
-                    if any(isinstance(part, ToolCallPart) for part in batch):
+                    # A web search the bridge ran (bridge/web_search/loop.py) is a call too.
+                    if any(isinstance(part, ToolCallPart) or is_search(part) for part in batch):
                         called = True
                         yield held
             if called:

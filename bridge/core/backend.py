@@ -33,6 +33,7 @@ from bridge.core.parts import (
     MessagePart,
     ModelCapabilities,
     ModelInfo,
+    ModelPrices,
     ResponsePart,
     TextPart,
     ThinkingPart,
@@ -57,6 +58,7 @@ __all__ = [
     "MessagePart",
     "ModelCapabilities",
     "ModelInfo",
+    "ModelPrices",
     "ResponsePart",
     "TextPart",
     "ThinkingPart",
@@ -120,6 +122,10 @@ class ChatRequest(BaseModel):
     toolCallRequired: bool = Field(default=False, exclude=True)
     # The dialect's input field, which a 400 for an input too long names.
     inputParam: str = Field(default="input", exclude=True)
+    # A hosted search tool the bridge runs (bridge/web_search/request.py `SearchAsk`; typed
+    # loosely here, the core knowing no search): the model's calls of it never reach the
+    # client, bridge/web_search/loop.py answers them and continues the answer. Never sent.
+    webSearch: Any = Field(default=None, exclude=True)
     # How the request is built again for another model (a fallback, bridge/core/fallback.py):
     # set by bridge/core/copilot/request.py, never sent.
     _rebuild_for: Callable[[ModelInfo], ChatRequest] | None = PrivateAttr(default=None)

@@ -16,7 +16,7 @@ from typing import Any, Protocol
 import msgspec
 
 from bridge.core.image_tokens import data_part_tokens
-from bridge.core.parts import ChatMessage, TextPart, ToolCallPart, ToolResultPart
+from bridge.core.parts import ChatMessage, TextPart, ThinkingPart, ToolCallPart, ToolResultPart
 
 _COMPACT = msgspec.json.Encoder()
 _PYTHON_TEXT = json.JSONEncoder(ensure_ascii=False).encode  # what msgspec cannot write
@@ -61,6 +61,9 @@ def counted_text(messages: list[ChatMessage], tools: Iterable[Tool]) -> tuple[st
                         images += data_part_tokens(inner)  # type: ignore[arg-type]
             elif kind is ToolCallPart:
                 add(f"{part.name} {as_text(part.input)}")  # type: ignore[union-attr]
+            elif kind is ThinkingPart:  # an earlier thought given back: the model reads it
+                if part.value:  # type: ignore[union-attr]
+                    add(part.value)  # type: ignore[union-attr]
             else:
                 images += data_part_tokens(part)  # type: ignore[arg-type]
     for tool in tools:

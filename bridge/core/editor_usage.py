@@ -26,6 +26,18 @@ class UsageCounts(NamedTuple):
     # Of the input, written to the provider's cache (Anthropic bills it apart; Copilot's
     # Messages path reports it as `prompt_tokens_details.cache_creation_input_tokens`).
     cache_write_tokens: int = 0
+    # What Copilot's cloud billed, in nano AI credits (`copilot_usage.total_nano_aiu`); None
+    # when it did not say.
+    nano_credits: int | None = None
+
+
+def _nano_credits(raw: dict[str, Any]) -> int | None:
+    """Copilot's `copilot_usage.total_nano_aiu` (a non-negative number), else None."""
+    billed = raw.get("copilot_usage")
+    value = billed.get("total_nano_aiu") if isinstance(billed, dict) else None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not value >= 0:
+        return None
+    return round(value) if value < 2**62 else None
 
 
 def _count(raw: dict[str, Any], key: str) -> int | None:
@@ -65,7 +77,7 @@ def usage_counts(data: str) -> UsageCounts | None:
         log.warning("Ignoring a usage part with a negative or non-integer count from the editor")
         return None
     input_tokens, output_tokens, reasoning, cached, written = (int(c or 0) for c in counts)
-    return UsageCounts(input_tokens, output_tokens, reasoning, cached, written)
+    return UsageCounts(input_tokens, output_tokens, reasoning, cached, written, _nano_credits(raw))
 
 
 def usage_of_part(mime_type: str, data: str) -> UsageCounts | None:

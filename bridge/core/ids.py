@@ -39,6 +39,10 @@ def tool_search_call_id() -> str:
     return f"tsc_AM-{_random(12)}"
 
 
+def web_search_call_id() -> str:
+    return f"ws_AM-{_random(12)}"
+
+
 def reasoning_id() -> str:
     return f"rs_AM-{_random(12)}"
 

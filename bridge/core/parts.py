@@ -52,9 +52,14 @@ class ThinkingPart(
     type: ClassVar[Literal["thinking"]] = "thinking"  # the tag, as an attribute too
     value: str
     id: str | None = None
+    # The provider's own data about the thought (Copilot: `encrypted_content`, the Anthropic
+    # signature or Responses item's, and `vscode_thinking_origin_api`), kept so that the
+    # thought can go back to it in a later turn (bridge/core/thinking_tokens.py).
+    metadata: dict[str, Any] | None = None
 
 
-MessagePart = TextPart | DataPart | ToolCallPart | ToolResultPart
+# A ThinkingPart in a message is an assistant's earlier thought going back to the provider.
+MessagePart = TextPart | DataPart | ToolCallPart | ToolResultPart | ThinkingPart
 ResponsePart = TextPart | DataPart | ToolCallPart | ThinkingPart
 
 
@@ -83,6 +88,16 @@ class ModelCapabilities(msgspec.Struct, kw_only=True):
     toolCalling: bool = True
 
 
+class ModelPrices(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """What the provider charges (Copilot: AI credits per million tokens), each only where it
+    says (VS Code 1.139's `inputCost`, `outputCost`, `cacheCost`, `cacheWriteCost`)."""
+
+    input: float | None = None
+    output: float | None = None
+    cacheRead: float | None = None
+    cacheWrite: float | None = None
+
+
 class ModelInfo(msgspec.Struct, kw_only=True):
     """A model the editor offers (`maestro/models`); unknown keys from a newer editor are
     ignored."""
@@ -95,6 +110,7 @@ class ModelInfo(msgspec.Struct, kw_only=True):
     maxInputTokens: int = 0
     maxOutputTokens: int = 0  # 0: the editor did not say
     capabilities: ModelCapabilities = msgspec.field(default_factory=ModelCapabilities)
+    prices: ModelPrices | None = None  # None: the editor did not say
 
 
 def model_list(raw: Any) -> list[ModelInfo]:

@@ -23,7 +23,10 @@ from bridge.core import ids, strict_json
 from bridge.core.backend import DataPart, ResponsePart, TextPart, ThinkingPart, ToolCallPart
 from bridge.core.editor_usage import UsageCounts, usage_of_part
 from bridge.core.errors import ApiError
+from bridge.core.thinking_tokens import is_sealed, token_of
 from bridge.gemini.errors import api_error_of, gemini_error_body
+from bridge.gemini.web_search import Grounding
+from bridge.web_search.events import search_of
 
 Chunk = dict[str, Any]
 Part = dict[str, Any]
@@ -84,11 +87,13 @@ class ChunkBuilder:
         self.include_thoughts = include_thoughts
         self._held: list[Part] | None = None  # the last batch's parts, not sent yet
         self._used_ids: set[str] = set()
+        self._signature: str | None = None  # the provider's last thought (thinking_tokens)
         self.usage: UsageCounts | None = None  # from the editor's usage part, when it sends one
         self.output_text: list[str] = []  # text and tool calls, for token estimates
         self.answer_text: list[str] = []  # the answer's text, for the structured-output check
         self.reasoning_text: list[str] = []
         self.tool_calls = 0
+        self.grounding = Grounding()  # the searches the bridge ran (web_search.py)
 
     def _chunk(self, parts: list[Part], **candidate: Any) -> Chunk:
         return {
@@ -106,13 +111,24 @@ class ChunkBuilder:
             if isinstance(part, TextPart) and part.value:
                 self.output_text.append(part.value)
                 self.answer_text.append(part.value)
-                wire.append({"text": part.value})
-            elif isinstance(part, ThinkingPart) and part.value:
-                self.reasoning_text.append(part.value)
-                if self.include_thoughts:
-                    wire.append({"text": part.value, "thought": True})
+                text = self.grounding.text(part.value)  # without `[n]` marks (web_search.py)
+                if text:
+                    wire.append({"text": text})
+                continue
+            held_text = self.grounding.flush()  # a part after the text ends it
+            if held_text:
+                wire.append({"text": held_text})
+            if isinstance(part, ThinkingPart):
+                if part.value:
+                    self.reasoning_text.append(part.value)
+                    if self.include_thoughts:
+                        wire.append({"text": part.value, "thought": True})
+                if is_sealed(part):  # rides on the next call, as Gemini's signatures do
+                    self._signature = token_of(part)
             elif isinstance(part, ToolCallPart):
                 wire.append(self._function_call(part))
+            elif (outcome := search_of(part)) is not None:
+                self.grounding.add(outcome)
             elif isinstance(part, DataPart):
                 counts = usage_of_part(part.mimeType, part.data)
                 if counts is not None:  # else counted with the editor's tokenizer at the end
@@ -139,14 +155,24 @@ class ChunkBuilder:
         self.output_text.append(f"{part.name} {strict_json.encode(part.input)}")
         self.tool_calls += 1
         call = {"id": self._call_id(part.callId), "name": part.name, "args": dict(part.input)}
-        return {"functionCall": call}
+        if self._signature is None:
+            return {"functionCall": call}
+        # The provider's thought before this call: Gemini CLI gives it back with the call.
+        signature, self._signature = self._signature, None
+        return {"functionCall": call, "thoughtSignature": signature}
 
     # -- end ---------------------------------------------------------------------------------
 
     def finish(self, finish_reason: str, usage: UsageCounts) -> list[Chunk]:
         """The last chunk: the held parts (or an empty text) with the reason and the usage."""
         held, self._held = self._held, None
+        tail = self.grounding.flush()
+        if tail:
+            held = merge_texts([*(held or []), {"text": tail}])
         chunk = self._chunk(held or [{"text": ""}], finishReason=finish_reason)
+        grounding = self.grounding.metadata()
+        if grounding is not None:
+            chunk["candidates"][0]["groundingMetadata"] = grounding
         chunk["usageMetadata"] = usage_metadata(usage)
         return [chunk]
 
@@ -166,6 +192,7 @@ def fold(chunks: list[Chunk]) -> Chunk:
     parts: list[Part] = []
     finish_reason: str | None = None
     usage: dict[str, Any] | None = None
+    grounding: dict[str, Any] | None = None
     for chunk in chunks:
         if is_marker(chunk):
             continue
@@ -176,6 +203,7 @@ def fold(chunks: list[Chunk]) -> Chunk:
         for candidate in chunk.get("candidates") or []:
             parts += (candidate.get("content") or {}).get("parts") or []
             finish_reason = candidate.get("finishReason") or finish_reason
+            grounding = candidate.get("groundingMetadata") or grounding
     if first is None or finish_reason is None:
         raise ApiError(502, "The editor ended the answer without a result.", type="server_error")
     answer: Chunk = {
@@ -189,6 +217,8 @@ def fold(chunks: list[Chunk]) -> Chunk:
         "modelVersion": first["modelVersion"],
         "responseId": first["responseId"],
     }
+    if grounding is not None:
+        answer["candidates"][0]["groundingMetadata"] = grounding
     if usage is not None:
         answer["usageMetadata"] = usage
     return answer

@@ -3,7 +3,8 @@
 The editor has only user and assistant messages: `model` contents become assistant messages,
 `user` ones (or no role) user messages, and the system instruction a user message placed first,
 as the other dialects place system text. Thought parts are dropped: they are the model's own
-notes, which providers do not take back (their signature is Google's). Images come inline
+notes; a model call's `thoughtSignature` that the bridge gave out (thinking_tokens.py) gives
+the provider its thought back, before the call. Images come inline
 (`inlineData`, checked by bridge/core/images.py); files given by URI (`fileData`) become a
 note. A `functionCall` and its `functionResponse` pair by id, or, when the client sent no id
 (older clients), by order and name: the first unanswered call of that name. Then
@@ -30,6 +31,7 @@ from bridge.core.errors import ApiError
 from bridge.core.history import normalise_tool_history
 from bridge.core.images import file_parts, image_part
 from bridge.core.positions import Positions
+from bridge.core.thinking_tokens import from_token
 from bridge.gemini.fields import bad_field
 from bridge.gemini.pairing import CallPairing
 from bridge.gemini.wire import (
@@ -189,6 +191,10 @@ def to_chat_messages(
                 parts.extend(_data_parts(part, f"contents[{index}].parts[{number}]", model))
             call = part.function_call
             if call is not None:
+                if model and part.thought_signature:  # the provider's thought, given back
+                    thought = from_token(part.thought_signature, "")
+                    if thought is not None:
+                        add(thought)
                 name = call.name
                 add(
                     ToolCallPart(

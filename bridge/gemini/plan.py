@@ -21,6 +21,7 @@ from bridge.gemini.protocol import GenerateContentRequest as ValidatedRequest
 from bridge.gemini.response_format import enum_instruction, requested_format
 from bridge.gemini.stop import stop_sequences
 from bridge.gemini.tools import plan_tools
+from bridge.gemini.web_search import google_search_ask, offer_search
 from bridge.gemini.wire import TYPED, GenerateContentRequest
 
 JUSTIFICATION = "A Gemini API client (such as Gemini CLI) asked Maestro Bridge for this answer."
@@ -61,6 +62,7 @@ def plan_generate(
     refuse_unsupported(request)
     config = request.generation_config
     tools = plan_tools(request.tools, request.tool_config)
+    search = offer_search(tools.tools, google_search_ask(request.tools, request.tool_config))
     fmt = requested_format(config)
     stops = stop_sequences(config.stop_sequences if config is not None else None)
     messages = editor_messages(request.contents, request.system_instruction)
@@ -78,6 +80,7 @@ def plan_generate(
         JUSTIFICATION,
         notes,
     )
+    chat.webSearch = search
     return GeminiPlan(
         chat=chat,
         model=model_name,

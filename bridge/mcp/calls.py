@@ -15,9 +15,9 @@ import mcp_types as types
 
 from bridge.core.backend import DataPart, EditorError, TextPart
 from bridge.core.schema_check import SafeSchema, Unchecked
+from bridge.core.tool_host import ToolContent, ToolHost
 from bridge.mcp import language_tools
 from bridge.mcp.catalog import CatalogTool
-from bridge.mcp.host import ToolContent, ToolHost
 from bridge.mcp.workspace_paths import PathError
 from bridge.settings import ToolSettings
 from bridge.usage.rows import ToolCallRow

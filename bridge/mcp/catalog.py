@@ -7,7 +7,7 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
-from bridge.mcp.host import ToolHost
+from bridge.core.tool_host import ToolHost
 from bridge.mcp.language_tools import LANGUAGE_TOOLS, LanguageTool
 from bridge.mcp.tool_classes import offered
 from bridge.settings import ToolSettings

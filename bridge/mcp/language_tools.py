@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bridge.core.backend import EditorError
-from bridge.mcp.host import ToolHost
+from bridge.core.tool_host import ToolHost
 from bridge.mcp.workspace_paths import PathError, Workspace
 
 _PATH = {"type": "string", "description": "File path, relative to the workspace folder."}

@@ -11,8 +11,8 @@ from typing import Any
 from aiohttp import web
 
 from bridge.core.errors import ApiError
+from bridge.core.tool_host import ToolHost
 from bridge.http.error_shapes import register
-from bridge.mcp.host import ToolHost
 from bridge.settings import BridgeSettings
 
 MCP_PATH = "/mcp"

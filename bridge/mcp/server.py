@@ -21,11 +21,11 @@ from pydantic import ValidationError
 
 from bridge.core import strict_json
 from bridge.core.strict_json import JsonInputError
+from bridge.core.tool_host import ToolHost
 from bridge.mcp import modern
 from bridge.mcp.calls import ToolCalls
 from bridge.mcp.catalog import Catalog
 from bridge.mcp.dispatch import Dispatcher, RpcFailure, initialize_result, parse_request
-from bridge.mcp.host import ToolHost
 from bridge.mcp.sessions import STREAM_QUEUE, Session, Sessions, TooManySessions
 from bridge.settings import BridgeSettings
 from bridge.usage.clients import OTHER, client_of

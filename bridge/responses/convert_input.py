@@ -20,12 +20,14 @@ from bridge.core.backend import (
     DataPart,
     MessagePart,
     TextPart,
+    ThinkingPart,
     ToolCallPart,
     ToolResultPart,
 )
 from bridge.core.errors import ApiError
 from bridge.core.history import normalise_tool_history
 from bridge.core.images import file_parts, image_part, image_reference_note
+from bridge.core.thinking_tokens import from_token
 from bridge.core.tools import tool_input
 from bridge.responses.compaction_codec import decode_summary
 from bridge.responses.tool_search import SEARCH_TOOL_NAME, loaded_note
@@ -252,8 +254,22 @@ def paired_conversation(request: AnyRequest) -> tuple[list[ChatMessage], bool]:
             else:
                 preamble.append(ChatMessage(role="user", content=parts))
             continue
-        elif type(item) is ReasoningItem or type(item) is AdditionalToolsItem:
-            continue  # nothing for the editor; tools are offered (`tools.plan_request_tools`)
+        elif type(item) is ReasoningItem:
+            thought = reasoning_part(item)
+            if thought is None:
+                continue  # not the provider's: nothing for the editor
+            # The thought opens (or joins) the assistant turn it belongs to.
+            if last == _ASSISTANT:
+                last_content.append(thought)
+            else:
+                in_place &= turn_answered == len(turn_calls)
+                turn_calls, turn_answered = [], 0
+                last_content = [thought]
+                add(ChatMessage(role="assistant", content=last_content))
+                last, answered = _ASSISTANT, True
+            continue
+        elif type(item) is AdditionalToolsItem:
+            continue  # tools are offered (`tools.plan_request_tools`)
         elif type(item) is CustomToolCallItem:
             call = _call_part(item)
         elif type(item) is AgentMessageItem:
@@ -312,6 +328,15 @@ def paired_conversation(request: AnyRequest) -> tuple[list[ChatMessage], bool]:
         raise orphan
     in_place &= turn_answered == len(turn_calls)
     return preamble + messages, in_place
+
+
+def reasoning_part(item: ReasoningItem) -> ThinkingPart | None:
+    """A reasoning item the bridge gave out with the provider's thought (`encrypted_content`
+    a thinking_tokens token) as that thought; None for any other."""
+    if not item.encrypted_content:
+        return None
+    texts = item.summary or item.content or []
+    return from_token(item.encrypted_content, "".join(t.text for t in texts))
 
 
 def editor_messages(request: AnyRequest) -> list[ChatMessage]:

@@ -19,8 +19,12 @@ from typing import Any
 from bridge.core import ids, strict_json
 from bridge.core.backend import DataPart, ResponsePart, TextPart, ThinkingPart, ToolCallPart
 from bridge.core.editor_usage import usage_of_part
+from bridge.core.thinking_tokens import is_sealed, token_of
 from bridge.responses.response_object import usage_object
 from bridge.responses.tools import ToolTarget, custom_tool_text
+from bridge.responses.web_search import search_item, url_citations
+from bridge.web_search.events import search_of
+from bridge.web_search.results import SearchOutcome, SearchResult
 
 log = logging.getLogger(__name__)
 
@@ -65,17 +69,26 @@ class _OpenItem:
 
 class ResponseEventBuilder:
     def __init__(
-        self, response: Event, targets: dict[str, ToolTarget], reasoning_summary: bool
+        self,
+        response: Event,
+        targets: dict[str, ToolTarget],
+        reasoning_summary: bool,
+        encrypted_reasoning: bool = False,
     ) -> None:
         self.response = response
         self._targets = targets
         self._summary = reasoning_summary
+        # `include: ["reasoning.encrypted_content"]`: reasoning items carry the provider's
+        # thought (thinking_tokens.py)
+        self._encrypted = encrypted_reasoning
         self._seq = 0
         self.started = False  # response.created has been handed out (to be sent)
         self._open: _OpenItem | None = None
         self.usage: Event | None = None  # from the editor's `usage` data part, when it sends one
         self.output_text: list[str] = []  # every produced text, for token estimates
         self.reasoning_text: list[str] = []  # every thinking text, for reasoning_tokens
+        self.search_results: list[SearchResult] = []  # as the model numbers them (`[n]`)
+        self.search_sources = False  # `web_search_call.action.sources` asked for
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -139,9 +152,28 @@ class ResponseEventBuilder:
                 self._tool_call(part, events)
             elif isinstance(part, ThinkingPart):
                 self._thinking(part.value, events)
+                if is_sealed(part):
+                    self._seal(part, events)
             elif isinstance(part, DataPart):
-                self._data(part)
+                outcome = search_of(part)
+                if outcome is None:
+                    self._data(part)
+                else:
+                    events.extend(self._close())
+                    self._web_search(outcome, events)
         return events
+
+    def _web_search(self, outcome: SearchOutcome, events: list[Event]) -> None:
+        """A search the bridge ran: a `web_search_call` item, its events as OpenAI sends them."""
+        item = search_item(outcome, self.search_sources)
+        status, item["status"] = item["status"], "in_progress"
+        index = self._add_item(item, events)
+        ref = {"item_id": item["id"], "output_index": index}
+        for stage in ("in_progress", "searching", "completed"):
+            events.append(self._event(f"response.web_search_call.{stage}", **ref))
+        item["status"] = status
+        events.append(self._event("response.output_item.done", output_index=index, item=item))
+        self.search_results.extend(outcome.results)
 
     def _add_item(self, item: Event, events: list[Event]) -> int:
         index = len(self.response["output"])
@@ -200,6 +232,15 @@ class ResponseEventBuilder:
                     self._event("response.reasoning_summary_part.added", **ref, part=part)
                 )
             events.append(self._event("response.reasoning_summary_text.delta", **ref, delta=value))
+
+    def _seal(self, part: ThinkingPart, events: list[Event]) -> None:
+        """The provider's encrypted thought ends its reasoning item: the item's
+        `encrypted_content` (when the request's `include` asks) gives it back next turn."""
+        if not self._encrypted:
+            return
+        open_, _ = self._open_or_new("reasoning", _new_reasoning, events)
+        open_.item["encrypted_content"] = token_of(part)
+        events.extend(self._close())
 
     def _tool_call(self, part: ToolCallPart, events: list[Event]) -> None:
         target = self._targets.get(part.name, ToolTarget("function", part.name))
@@ -262,6 +303,17 @@ class ResponseEventBuilder:
         events: list[Event] = []
         if item["type"] == "message":
             part = _text_part(text)
+            for number, note in enumerate(url_citations(text, self.search_results)):
+                part["annotations"].append(note)
+                events.append(
+                    self._event(
+                        "response.output_text.annotation.added",
+                        **ref,
+                        content_index=0,
+                        annotation_index=number,
+                        annotation=note,
+                    )
+                )
             events.append(
                 self._event(
                     "response.output_text.done", **ref, content_index=0, text=text, logprobs=[]
@@ -273,7 +325,7 @@ class ResponseEventBuilder:
             item.update(content=[part], status=status)
         else:
             summary = {"type": "summary_text", "text": text}
-            if self._summary:
+            if self._summary and text:
                 events.append(
                     self._event(
                         "response.reasoning_summary_text.done", **ref, summary_index=0, text=text

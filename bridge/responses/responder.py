@@ -12,6 +12,8 @@ from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
+from msgspec.structs import replace
+
 from bridge.core import ids
 from bridge.core.admission import admit
 from bridge.core.answer import (
@@ -43,6 +45,12 @@ from bridge.responses.convert_input import editor_messages
 from bridge.responses.events import Event, ResponseEventBuilder
 from bridge.responses.response_object import new_response, usage_object
 from bridge.responses.tools import ToolTarget, plan_request_tools
+from bridge.responses.web_search import (
+    SOURCES_INCLUDE,
+    forces_search,
+    offer_search,
+    web_search_ask,
+)
 from bridge.responses.wire import AnyRequest, CreateBody, as_body
 
 log = logging.getLogger(__name__)
@@ -58,7 +66,9 @@ class ResponsePlan:
     targets: dict[str, ToolTarget]
     reasoning_summary: bool
     output_format: OutputFormat | None = None
+    encrypted_reasoning: bool = False  # `include` asks for reasoning.encrypted_content
     check_seconds: float = DEFAULT_CHECK_SECONDS  # the answer's structured-output check
+    search_sources: bool = False  # `include` asks for the web searches' sources
 
 
 def _model_options(request: CreateBody) -> RequestOptions:
@@ -76,19 +86,35 @@ def _model_options(request: CreateBody) -> RequestOptions:
 def plan_response(request: AnyRequest, model: ModelInfo) -> ResponsePlan:
     """Everything decided before the editor is asked (pure; raises ApiError on bad input)."""
     request = as_body(request)  # the exact path's models (compaction's ask) as Structs
-    tools = plan_request_tools(request)
+    ask = web_search_ask(request.tools, request.max_tool_calls)
+    if (
+        ask is not None
+        and isinstance(request.tool_choice, dict)
+        and forces_search(request.tool_choice)
+    ):
+        # The hosted tool is the choice: only the search is offered, and must be called (the
+        # Response echoes `required`, as for a custom tool: Open Responses has no hosted choice).
+        tools = plan_request_tools(replace(request, tool_choice="auto"))
+        tools.tools, tools.mode, tools.choice_echo = [], "required", "required"
+    else:
+        tools = plan_request_tools(request)
     fmt = output_format(request.text)
     messages = editor_messages(request)
     if not messages:
         raise invalid_request(
             "The input holds no message the model can read.", param="input", code="invalid_value"
         )
+    search = offer_search(tools.tools, ask, tools.choice_echo)
     chat = editor_chat(
         model, messages, tools.tools, tools.mode, _model_options(request), fmt, JUSTIFICATION
     )
+    chat.webSearch = search
     response = new_response(request, ids.response_id(), tools.echo, tools.choice_echo)
     summary = request.reasoning is not None and request.reasoning.summary not in (None, "none")
-    return ResponsePlan(chat, response, tools.targets, summary, fmt)
+    encrypted = "reasoning.encrypted_content" in (request.include or ())
+    plan = ResponsePlan(chat, response, tools.targets, summary, fmt, encrypted_reasoning=encrypted)
+    plan.search_sources = SOURCES_INCLUDE in (request.include or ())
+    return plan
 
 
 async def prepare_response(
@@ -128,7 +154,10 @@ def response_events(
     first keepalive (a keepalive event after each that long without a part). A failure before
     that raises (bridge/core/answer.py), after it the stream ends with `response.failed`.
     """
-    builder = ResponseEventBuilder(plan.response, plan.targets, plan.reasoning_summary)
+    builder = ResponseEventBuilder(
+        plan.response, plan.targets, plan.reasoning_summary, plan.encrypted_reasoning
+    )
+    builder.search_sources = plan.search_sources
     batches = _response_batches(backend, plan, builder, keepalive_seconds)
     return guarded(batches, lambda error: builder.fail(error.code or error.type, error.message))
 

@@ -15,8 +15,9 @@ def usage_object(
     reasoning_tokens: int = 0,
     cached_tokens: int = 0,
     cache_write_tokens: int = 0,  # part of input_tokens: OpenAI's usage has no field for it
+    nano_credits: int | None = None,  # Copilot's bill: the ledger's, not the client's
 ) -> dict[str, Any]:
-    del cache_write_tokens
+    del cache_write_tokens, nano_credits
     return {
         "input_tokens": input_tokens,
         "input_tokens_details": {"cached_tokens": cached_tokens},

@@ -35,6 +35,7 @@ from bridge.responses.tool_search import (
     search_chat_tool,
     search_output_groups,
 )
+from bridge.responses.web_search import runs_web_search
 from bridge.responses.wire import AdditionalToolsItem, AnyRequest, CreateBody, as_body
 
 log = logging.getLogger(__name__)
@@ -146,6 +147,8 @@ def _parse_tool(raw: dict[str, Any], index: str) -> _Parsed | None:
     elif kind == "namespace":
         model = NamespaceTool
     else:
+        if runs_web_search(raw):
+            return None  # the bridge runs it (web_search.py), beside the editor's tools
         if isinstance(kind, str) and kind.startswith(HOSTED_TOOL_PREFIXES):
             log.info("Dropping hosted tool %r: the editor cannot run it", kind)
         else:

@@ -12,6 +12,9 @@ from typing import Any
 
 from bridge.usage.queries import COUNTS, DEFAULT_DAYS, Span, read_summary
 
+# The tables' columns: the counts, then the AI credits (known rows' sum; `?` rows unpriced).
+TABLE_COLUMNS = (*COUNTS, "credits")
+
 
 def _whole_days(text: str) -> int:
     value = int(text)
@@ -27,6 +30,22 @@ def _iso_day(text: str) -> date:
         raise argparse.ArgumentTypeError(f"{text!r} is not an ISO date (YYYY-MM-DD)") from None
 
 
+def _credit_rate(text: str) -> tuple[str, dict[str, float]]:
+    """`MODEL=IN/OUT[/READ[/WRITE]]`: AI credits per million tokens (docs/credits.md)."""
+    model, sep, prices = text.partition("=")
+    numbers = prices.split("/")
+    try:
+        values = [float(n) for n in numbers]
+    except ValueError:
+        values = []
+    if not sep or not model or not 2 <= len(values) <= 4 or any(not v >= 0 for v in values):
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not MODEL=INPUT/OUTPUT[/CACHE_READ[/CACHE_WRITE]] (credits per 1M tokens)"
+        )
+    names = ("input", "output", "cacheRead", "cacheWrite")
+    return model, dict(zip(names, values, strict=False))
+
+
 def add_serve_options(serve: argparse.ArgumentParser) -> None:
     serve.add_argument(
         "--usage-db",
@@ -40,6 +59,15 @@ def add_serve_options(serve: argparse.ArgumentParser) -> None:
         metavar="DAYS",
         help="forget ledger rows older than this when a bridge starts (default 400)",
     )
+    serve.add_argument(
+        "--credit-rate",
+        type=_credit_rate,
+        action="append",
+        metavar="MODEL=IN/OUT[/READ[/WRITE]]",
+        help="a model's AI credits per million tokens of input, output, cache reads and cache "
+        "writes, for the ledger's credits estimate where the editor states no prices "
+        "(repeatable; docs/credits.md)",
+    )
 
 
 def serve_options(args: argparse.Namespace) -> dict[str, Any]:
@@ -49,6 +77,8 @@ def serve_options(args: argparse.Namespace) -> dict[str, Any]:
         usage["database"] = args.usage_db
     if args.usage_retention_days is not None:
         usage["retentionDays"] = args.usage_retention_days
+    if args.credit_rate:
+        usage["creditRates"] = dict(args.credit_rate)
     return {"usage": usage}
 
 
@@ -71,10 +101,10 @@ def _shown(value: object) -> str:
 
 
 def _table(
-    title: str, key: str, rows: list[dict[str, Any]], counts: tuple[str, ...] = COUNTS
+    title: str, key: str, rows: list[dict[str, Any]], counts: tuple[str, ...] = TABLE_COLUMNS
 ) -> list[str]:
     header = [key, *counts]
-    cells = [[_shown(row[name]) for name in header] for row in rows]
+    cells = [[_cell(row, name) for name in header] for row in rows]
     widths = [max([len(h), *(len(c[i]) for c in cells)]) for i, h in enumerate(header)]
 
     def line(values: list[str]) -> str:
@@ -86,15 +116,34 @@ def _table(
     return [title, line(header), *(line(c) for c in cells), ""]
 
 
+def _cell(row: dict[str, Any], name: str) -> str:
+    if name != "credits":
+        return _shown(row[name])
+    # Credits: two decimals; `+?` when some rows' model has no known price.
+    return f"{row['credits']:.2f}" + ("+?" if row.get("credits_unknown") else "")
+
+
+def _credits_line(totals: dict[str, Any]) -> str:
+    known, reported, unknown = (
+        totals["credits"],
+        totals["credits_reported"],
+        totals["credits_unknown"],
+    )
+    line = f"  AI credits {known:.2f} ({reported:.2f} reported by Copilot, the rest estimated"
+    line += f" from the models' prices); {unknown} requests of unknown price" if unknown else ")"
+    return line
+
+
 def render(body: dict[str, Any]) -> str:
     totals = body["totals"]
     p50, p95 = totals["first_token_ms_p50"], totals["first_token_ms_p95"]
     lines = [
         f"Usage from {body['since']} to {body['until']}",
         f"  {totals['requests']} requests, {totals['errors']} failed",
-        f"  input {totals['input_tokens']} tokens ({totals['cached_tokens']} cached, "
-        f"{totals['cache_hit_ratio']:.0%}), output {totals['output_tokens']} "
-        f"({totals['reasoning_tokens']} reasoning)",
+        f"  input {totals['input_tokens']} tokens ({totals['cached_tokens']} read from the "
+        f"cache, {totals['cache_hit_ratio']:.0%}; {totals['cache_write_tokens']} written to it), "
+        f"output {totals['output_tokens']} ({totals['reasoning_tokens']} reasoning)",
+        _credits_line(totals),
         "  first token: " + ("-" if p50 is None else f"p50 {p50:g} ms, p95 {p95:g} ms"),
         "",
     ]

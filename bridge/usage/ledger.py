@@ -29,6 +29,7 @@ from bridge.usage.rows import (
     row_values,
     tool_call_values,
 )
+from bridge.usage.upgrade import add_columns, read_as_new
 
 log = logging.getLogger(__name__)
 
@@ -48,6 +49,7 @@ def connect(path: Path, busy_timeout: float = BUSY_TIMEOUT_SECONDS) -> sqlite3.C
         conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA synchronous = NORMAL")  # WAL: durable up to the last checkpoint
         conn.executescript(CREATE_TABLE)
+        add_columns(conn)  # a file from an older bridge
         if conn.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
             conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")  # a write: only once
     except BaseException:
@@ -79,6 +81,11 @@ def open_for_reading(path: Path) -> sqlite3.Connection:
     if made is None:
         conn.close()
         return _empty_ledger()
+    try:
+        read_as_new(conn)  # a file from an older bridge
+    except BaseException:
+        conn.close()
+        raise
     return conn
 
 

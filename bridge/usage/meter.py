@@ -25,6 +25,7 @@ from bridge.core.backend import (
     DataPart,
     EditorError,
     ModelInfo,
+    ModelPrices,
     ResponsePart,
     TextPart,
     ThinkingPart,
@@ -35,6 +36,7 @@ from bridge.core.editor_usage import UsageCounts, usage_counts
 from bridge.core.errors import ApiError, from_editor
 from bridge.core.request_tags import RequestTags, current_tags
 from bridge.core.token_limits import chat_input_tokens
+from bridge.usage.credits import credits_of
 from bridge.usage.ledger import UsageLedger
 from bridge.usage.rows import UsageRow
 
@@ -103,8 +105,11 @@ class _Measure:
         (a rate limit or a refused request costs no tokens, and budgets must not count it)."""
         return self.status >= 400 and self.first_token_ms is None
 
-    def row(self, usage: UsageCounts, estimated: bool) -> UsageRow:
+    def row(
+        self, usage: UsageCounts, estimated: bool, prices: ModelPrices | None = None
+    ) -> UsageRow:
         tags = self.tags
+        cost = credits_of(usage, prices)
         return UsageRow(
             started=self.started,
             client=tags.client,
@@ -123,20 +128,34 @@ class _Measure:
             error=self.error,
             streamed=tags.streamed,
             cancelled=self.cancelled,
+            cache_write_tokens=usage.cache_write_tokens,
+            credits=None if cost is None else cost.credits,
+            credits_reported=cost is not None and cost.reported,
         )
 
 
 class MeteredBackend:
     """A Backend whose chats are recorded in the usage ledger."""
 
-    def __init__(self, backend: Backend, ledger: UsageLedger) -> None:
+    def __init__(
+        self, backend: Backend, ledger: UsageLedger, rates: dict[str, ModelPrices] | None = None
+    ) -> None:
         self.inner = backend
         self.ledger = ledger
+        # Each model's prices for the credits estimate: the editor's (from the model list),
+        # else the `usage.creditRates` setting's.
+        self._rates = dict(rates or {})
+        self._editor_prices: dict[str, ModelPrices] = {}
         self._estimates: set[asyncio.Task[None]] = set()
         self._awaited: set[asyncio.Future[UsageCounts]] = set()  # dialects' counts not yet in
 
     async def list_models(self) -> list[ModelInfo]:
-        return await self.inner.list_models()
+        models = await self.inner.list_models()
+        self._editor_prices = {m.id: m.prices for m in models if m.prices is not None}
+        return models
+
+    def prices(self, model: str) -> ModelPrices | None:
+        return self._editor_prices.get(model) or self._rates.get(model)
 
     async def count_tokens(self, model: str, text: str) -> int:
         return await self.inner.count_tokens(model, text)
@@ -166,8 +185,9 @@ class MeteredBackend:
                 self._record(measure)
 
     def _record(self, measure: _Measure) -> None:
+        prices = self.prices(measure.request.model)
         if measure.usage is not None:
-            self.ledger.record(measure.row(measure.usage, estimated=False))
+            self.ledger.record(measure.row(measure.usage, estimated=False, prices=prices))
             return
         if measure.refused():
             self.ledger.record(measure.row(UsageCounts(0, 0), estimated=False))
@@ -205,7 +225,9 @@ class MeteredBackend:
             if measure.shared.awaiting_estimate is settle:
                 measure.shared.awaiting_estimate = None
             usage = await self._count(measure)
-        self.ledger.record(measure.row(usage, estimated=True))
+        self.ledger.record(
+            measure.row(usage, estimated=True, prices=self.prices(measure.request.model))
+        )
 
     async def _count(self, measure: _Measure) -> UsageCounts:
         model = measure.request.model

@@ -23,13 +23,20 @@ COUNTS = (
     "requests",
     "input_tokens",
     "cached_tokens",
+    "cache_write_tokens",
     "output_tokens",
     "reasoning_tokens",
     "errors",
 )
+# AI credits (bridge/usage/credits.py): their sum over the rows whose cost is known, the part
+# of it Copilot reported, and how many rows' cost is not known (the model's price unknown).
+CREDITS = ("credits", "credits_reported", "credits_unknown")
 _SUMS = """COUNT(*), COALESCE(SUM(input_tokens), 0), COALESCE(SUM(cached_tokens), 0),
+    COALESCE(SUM(cache_write_tokens), 0),
     COALESCE(SUM(output_tokens), 0), COALESCE(SUM(reasoning_tokens), 0),
-    COALESCE(SUM(status >= 400), 0)"""
+    COALESCE(SUM(status >= 400), 0),
+    COALESCE(SUM(credits), 0), COALESCE(SUM(CASE WHEN credits_reported THEN credits END), 0),
+    COALESCE(SUM(credits IS NULL), 0)"""
 _DAY = "date(started, 'unixepoch', 'localtime')"
 _GROUPS = {"by_client": "client", "by_model": "model", "by_day": _DAY}
 _GROUP_KEYS = {"by_client": "client", "by_model": "model", "by_day": "day"}
@@ -72,8 +79,17 @@ def _midnight_after(day: date) -> float:
     return _END_OF_TIME if day > _LATEST else _midnight(day + timedelta(days=1))
 
 
-def _counts(values: tuple[Any, ...]) -> dict[str, int]:
-    return {name: int(value) for name, value in zip(COUNTS, values, strict=True)}
+def _counts(values: tuple[Any, ...]) -> dict[str, Any]:
+    counts: dict[str, Any] = {
+        name: int(value) for name, value in zip(COUNTS, values[: len(COUNTS)], strict=True)
+    }
+    credits, reported, unknown = values[len(COUNTS) :]
+    counts.update(
+        credits=round(float(credits), 4),
+        credits_reported=round(float(reported), 4),
+        credits_unknown=int(unknown),
+    )
+    return counts
 
 
 def _percentile(
@@ -108,7 +124,7 @@ def recent_rows(conn: sqlite3.Connection, span: Span, limit: int) -> list[dict[s
     for values in rows:
         row = dict(zip(COLUMNS, values, strict=True))
         row["started"] = _local_time(row["started"])
-        for flag in ("estimated", "streamed", "cancelled"):
+        for flag in ("estimated", "streamed", "cancelled", "credits_reported"):
             row[flag] = bool(row[flag])
         out.append(row)
     return out

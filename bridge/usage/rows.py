@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from dataclasses import astuple, dataclass, fields, replace
 
-SCHEMA_VERSION = 2  # 1: requests; 2: tool_calls added (made on open in older files)
+# 1: requests; 2: tool_calls added; 3: cache writes and credits (2 and 3 made on open in
+# older files: `UPGRADE`)
+SCHEMA_VERSION = 3
 
 CREATE_TABLE = """
 CREATE TABLE IF NOT EXISTS requests (
@@ -31,7 +33,10 @@ CREATE TABLE IF NOT EXISTS requests (
     status INTEGER NOT NULL,
     error TEXT,
     streamed INTEGER NOT NULL,
-    cancelled INTEGER NOT NULL
+    cancelled INTEGER NOT NULL,
+    cache_write_tokens INTEGER NOT NULL DEFAULT 0,
+    credits REAL,
+    credits_reported INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS requests_started ON requests (started);
 CREATE TABLE IF NOT EXISTS tool_calls (
@@ -68,6 +73,19 @@ class UsageRow:
     error: str | None  # the error's code (`rate_limit_exceeded`, ...), None when it went well
     streamed: bool
     cancelled: bool  # the client went away (or the bridge cut the answer) before the end
+    cache_write_tokens: int = 0  # of the input, written to the provider's cache
+    credits: float | None = None  # AI credits (bridge/usage/credits.py); None: not known
+    credits_reported: bool = False  # Copilot's own figure; False: estimated from prices
+
+
+# The columns added since version 1, with their definitions: added to an older file's table
+# when a bridge opens it (ALTER TABLE ... ADD COLUMN), and read as these defaults from a file
+# no bridge has opened since (a read never changes the file).
+UPGRADE = (
+    ("cache_write_tokens", "INTEGER NOT NULL DEFAULT 0", "0"),
+    ("credits", "REAL", "NULL"),
+    ("credits_reported", "INTEGER NOT NULL DEFAULT 0", "0"),
+)
 
 
 COLUMNS = tuple(field.name for field in fields(UsageRow))

@@ -7,7 +7,7 @@ import asyncio
 
 from aiohttp import web
 
-from bridge.core.backend import Backend
+from bridge.core.backend import Backend, ModelPrices
 from bridge.settings import BridgeSettings
 from bridge.usage import page_route, routes
 from bridge.usage.ledger import UsageLedger
@@ -25,7 +25,16 @@ def install(app: web.Application, backend: Backend, settings: BridgeSettings) ->
     if path is None:
         return backend
     ledger = UsageLedger(path, settings.usage.retentionDays)
-    metered = MeteredBackend(backend, ledger)
+    rates = {
+        model: ModelPrices(
+            input=rate.input,
+            output=rate.output,
+            cacheRead=rate.cacheRead,
+            cacheWrite=rate.cacheWrite,
+        )
+        for model, rate in settings.usage.creditRates.items()
+    }
+    metered = MeteredBackend(backend, ledger, rates)
     app[USAGE_LEDGER] = ledger
 
     async def close(_: web.Application) -> None:

@@ -66,6 +66,12 @@ function parseMessagePart(v: unknown, where: string): MessagePart {
         content: content.map((c, i) => parseTextOrData(c, `${where}.content[${i}]`)),
       };
     }
+    case 'thinking': {
+      const part: MessagePart = { type: 'thinking', value: str(v.value, `${where}.value`) };
+      if (typeof v.id === 'string') part.id = v.id;
+      if (isObject(v.metadata)) part.metadata = v.metadata;
+      return part;
+    }
     default:
       return parseTextOrData(v, where);
   }
@@ -134,20 +140,25 @@ export interface LmFactory<Msg, Part> {
   data(bytes: Uint8Array, mimeType: string): Part;
   toolCall(callId: string, name: string, input: Record<string, unknown>): Part;
   toolResult(callId: string, content: Part[]): Part;
+  /** undefined where this VS Code has no thinking part: the thought is then left out. */
+  thinking(value: string, id: string | undefined, metadata: Record<string, unknown> | undefined): Part | undefined;
   message(role: 'user' | 'assistant', content: Part[], name?: string): Msg;
 }
 
-function toLmPart<Msg, Part>(part: MessagePart, f: LmFactory<Msg, Part>): Part {
+function toLmPart<Msg, Part>(part: MessagePart, f: LmFactory<Msg, Part>): Part | undefined {
   switch (part.type) {
     case 'text': return f.text(part.value);
     case 'data': return f.data(fromBase64(part.data), part.mimeType);
     case 'toolCall': return f.toolCall(part.callId, part.name, part.input);
-    case 'toolResult': return f.toolResult(part.callId, part.content.map((c) => toLmPart(c, f)));
+    case 'toolResult':
+      return f.toolResult(part.callId, part.content.map((c) => toLmPart(c, f)).filter((p) => p !== undefined));
+    case 'thinking': return f.thinking(part.value, part.id, part.metadata);
   }
 }
 
 export function toLmMessages<Msg, Part>(messages: ChatMessage[], f: LmFactory<Msg, Part>): Msg[] {
-  return messages.map((m) => f.message(m.role, m.content.map((p) => toLmPart(p, f)), m.name));
+  return messages.map((m) =>
+    f.message(m.role, m.content.map((p) => toLmPart(p, f)).filter((p) => p !== undefined), m.name));
 }
 
 // ---------------------------------------------------------------- response parts, editor -> server
@@ -193,6 +204,8 @@ export function toWirePart(kind: PartKind, part: unknown): ResponsePart | undefi
       if (typeof value !== 'string') return undefined;
       const wire: ResponsePart = { type: 'thinking', value };
       if (typeof part.id === 'string') wire.id = part.id;
+      // Copilot's encrypted thought (a Claude signature, a Responses item's content) and origin.
+      if (isObject(part.metadata) && Object.keys(part.metadata).length > 0) wire.metadata = part.metadata;
       return wire;
     }
     case 'unknown':

@@ -6,7 +6,7 @@
 import type { ChatParams } from './protocol';
 
 /** Messages' text in order (a tool call as its name and compact JSON input, a tool result's
- * text parts), then each tool as name, description and compact JSON schema; images are left
+ * text parts, a thought's text), then each tool as name, description and compact JSON schema; images are left
  * to the server's estimate (`countInput.imageTokens`). */
 export function inputText(request: Pick<ChatParams, 'messages' | 'tools'>): string {
   const texts: string[] = [];
@@ -21,6 +21,9 @@ export function inputText(request: Pick<ChatParams, 'messages' | 'tools'>): stri
           break;
         case 'toolResult':
           for (const inner of part.content) if (inner.type === 'text') texts.push(inner.value);
+          break;
+        case 'thinking': // an earlier thought given back: the model reads its text
+          if (part.value) texts.push(part.value);
           break;
         case 'data':
           break;

@@ -29,6 +29,7 @@ const factory: LmFactory<vscode.LanguageModelChatMessage, vscode.LanguageModelIn
     new vscode.LanguageModelToolResultPart(
       callId, content.filter((p) => p instanceof vscode.LanguageModelTextPart || p instanceof vscode.LanguageModelDataPart),
     ),
+  thinking: (value, id, metadata) => (ThinkingPart ? new ThinkingPart(value, id, metadata) : undefined),
   message: (role, content, name) =>
     new vscode.LanguageModelChatMessage(
       role === 'user' ? vscode.LanguageModelChatMessageRole.User : vscode.LanguageModelChatMessageRole.Assistant,
@@ -37,7 +38,9 @@ const factory: LmFactory<vscode.LanguageModelChatMessage, vscode.LanguageModelIn
 };
 
 // The thinking part is a proposed API: use its class when this VS Code has it.
-const ThinkingPart = Reflect.get(vscode, 'LanguageModelThinkingPart') as (new (...a: never[]) => object) | undefined;
+const ThinkingPart = Reflect.get(vscode, 'LanguageModelThinkingPart') as
+  | (new (value: string, id?: string, metadata?: Record<string, unknown>) => vscode.LanguageModelInputPart)
+  | undefined;
 
 function kindOf(part: unknown): PartKind {
   if (part instanceof vscode.LanguageModelTextPart) return 'text';
@@ -143,6 +146,9 @@ export class LmEndpoint implements vscode.Disposable {
         toolMode: request.toolMode === 'required' ? vscode.LanguageModelChatToolMode.Required : vscode.LanguageModelChatToolMode.Auto,
       };
       if (request.justification !== undefined) options.justification = request.justification;
+      // Copilot streams a thought's encrypted form (Claude's signature...) only when asked; the
+      // server hands it to the client, which gives it back with the next turn (docs/credits.md).
+      Object.assign(options, { includeEncryptedThinking: true });
       // Copilot reads the reasoning effort from the provider's `modelConfiguration`, which
       // VS Code fills from the request's `configuration` (modelConfig.ts).
       const { passed, left } = allowedConfiguration(model, request.modelConfiguration);

@@ -8,18 +8,39 @@
 // none of the three (its `_createLanguageModelChatApi`): the server then falls back to the
 // client's own output limit and takes capabilities as present.
 
-import type { ModelCapabilities } from './protocol';
+import type { ModelCapabilities, ModelPrices } from './protocol';
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** The model's output limit (0: not said) and capabilities (absent: the bridge assumes both). */
-export function modelExtras(model: unknown): { maxOutputTokens: number; capabilities?: ModelCapabilities } {
+// VS Code 1.139's model objects carry the provider's prices: Copilot's AI credits per million
+// tokens of input, output, cache reads and cache writes (its `billing.token_prices`).
+const PRICE_FIELDS: ReadonlyArray<[keyof ModelPrices, string]> = [
+  ['input', 'inputCost'], ['output', 'outputCost'], ['cacheRead', 'cacheCost'], ['cacheWrite', 'cacheWriteCost'],
+];
+
+/** The prices the model object states (none: undefined). */
+export function modelPrices(m: Record<string, unknown>): ModelPrices | undefined {
+  const prices: ModelPrices = {};
+  for (const [key, field] of PRICE_FIELDS) {
+    const value = m[field];
+    if (typeof value === 'number' && Number.isFinite(value) && value >= 0) prices[key] = value;
+  }
+  return Object.keys(prices).length > 0 ? prices : undefined;
+}
+
+type Extras = { maxOutputTokens: number; capabilities?: ModelCapabilities; prices?: ModelPrices };
+
+/** The model's output limit (0: not said), capabilities (absent: the bridge assumes both) and
+ * prices (absent: not said). */
+export function modelExtras(model: unknown): Extras {
   const m = isObject(model) ? model : {};
   const out = m.maxOutputTokens;
-  const extras: { maxOutputTokens: number; capabilities?: ModelCapabilities } = {
+  const extras: Extras = {
     maxOutputTokens: typeof out === 'number' && Number.isFinite(out) && out > 0 ? out : 0,
   };
+  const prices = modelPrices(m);
+  if (prices) extras.prices = prices;
   const caps = m.capabilities;
   if (isObject(caps)) {
     const capabilities: ModelCapabilities = {};

@@ -6,11 +6,13 @@ import * as path from 'node:path';
 import {
   PROTOCOL_VERSION,
   type Budgets,
+  type CreditRate,
   type InitializationOptions,
   type Limits,
   type ToolOptions,
   type UsageOptions,
 } from './protocol';
+import { WEB_SEARCH_SETTINGS, webSearchOptions } from './webSearchOptions';
 
 export const LIMIT_NAMES = [
   'maxBodyBytes',
@@ -53,12 +55,14 @@ export const OPTIONAL_SETTINGS: readonly string[] = [
   'fallbackModel',
   'usage.database',
   'usage.retentionDays',
+  'usage.creditRates',
   'tools.enable',
   'tools.requireKey',
   'tools.allow',
   'tools.deny',
   'tools.timeoutSeconds',
   'tools.maxResultChars',
+  ...WEB_SEARCH_SETTINGS,
 ];
 
 /** Always sent: the extension's port default (23335) is not the server's (0). */
@@ -157,6 +161,8 @@ export function buildInitializationOptions(endpoint: Endpoint, set: UserValues):
   if (usage) options.usage = usage;
   const tools = toolOptions(set, has, ignored);
   if (Object.keys(tools).length > 0) options.tools = tools;
+  const webSearch = webSearchOptions(set, has, ignored);
+  if (Object.keys(webSearch).length > 0) options.webSearch = webSearch;
   // Ranges (minimums) are the server's to check: it refuses to start and says which value is wrong.
   return { options, ignored };
 }
@@ -196,7 +202,34 @@ function usageOptions(folder: string | undefined, set: UserValues, ignored: stri
     if (isNumber(days) && Number.isInteger(days) && days >= 1) usage.retentionDays = days;
     else ignored.push('usage.retentionDays');
   }
+  const rates = set['usage.creditRates'];
+  if (rates !== undefined && rates !== null) {
+    const read = creditRates(rates);
+    if (read) usage.creditRates = read;
+    else ignored.push('usage.creditRates');
+  }
   return Object.keys(usage).length > 0 ? usage : undefined;
+}
+
+/** `usage.creditRates`, each rate's prices whole and not negative; undefined if any is not. */
+function creditRates(value: unknown): Record<string, CreditRate> | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const price = (v: unknown): v is number => isNumber(v) && v >= 0;
+  const out: Record<string, CreditRate> = {};
+  for (const [model, rate] of Object.entries(value as Record<string, unknown>)) {
+    if (typeof rate !== 'object' || rate === null) return undefined;
+    const r = rate as Record<string, unknown>;
+    if (!price(r.input) || !price(r.output)) return undefined;
+    const kept: CreditRate = { input: r.input, output: r.output };
+    for (const key of ['cacheRead', 'cacheWrite'] as const) {
+      if (r[key] === undefined) continue;
+      const v = r[key];
+      if (!price(v)) return undefined;
+      kept[key] = v;
+    }
+    out[model] = kept;
+  }
+  return out;
 }
 
 /** `tools: {enable, allow, deny, timeoutSeconds, maxResultChars}`: the MCP server at /mcp. */

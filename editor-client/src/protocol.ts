@@ -47,7 +47,11 @@ export interface ModelInfo {
   maxOutputTokens?: number;
   /** Absent: the bridge takes the model to accept both. */
   capabilities?: ModelCapabilities;
+  /** The provider's prices (Copilot: AI credits per million tokens), each only when it says. */
+  prices?: ModelPrices;
 }
+
+export interface ModelPrices { input?: number; output?: number; cacheRead?: number; cacheWrite?: number }
 
 export interface ModelCapabilities { imageInput?: boolean; toolCalling?: boolean }
 
@@ -55,9 +59,11 @@ export interface TextPart { type: 'text'; value: string }
 export interface DataPart { type: 'data'; mimeType: string; data: string /* base64 */ }
 export interface ToolCallPart { type: 'toolCall'; callId: string; name: string; input: Record<string, unknown> }
 export interface ToolResultPart { type: 'toolResult'; callId: string; content: Array<TextPart | DataPart> }
-export interface ThinkingPart { type: 'thinking'; value: string; id?: string }
+/** `metadata`: the provider's own (Copilot: `encrypted_content`, `vscode_thinking_origin_api`),
+ * so that a thought given back in a later turn's assistant message reaches the model again. */
+export interface ThinkingPart { type: 'thinking'; value: string; id?: string; metadata?: Record<string, unknown> }
 
-export type MessagePart = TextPart | DataPart | ToolCallPart | ToolResultPart;
+export type MessagePart = TextPart | DataPart | ToolCallPart | ToolResultPart | ThinkingPart;
 export type ResponsePart = TextPart | DataPart | ToolCallPart | ThinkingPart;
 
 export interface ChatMessage {
@@ -147,6 +153,16 @@ export interface InitializationOptions {
   usage?: UsageOptions;
   /** The MCP server at /mcp (docs/protocol.md, "Tools and language features"); absent: off. */
   tools?: ToolOptions;
+  webSearch?: WebSearchOptions;
+}
+
+/** The search service behind the clients' hosted search tools (docs/web-search.md). */
+export interface WebSearchOptions {
+  backend?: 'searxng' | 'brave' | 'tavily' | 'tool';
+  url?: string;
+  tool?: string;
+  maxResults?: number;
+  timeoutSeconds?: number;
 }
 
 export interface ToolOptions {
@@ -174,7 +190,11 @@ export interface UsageOptions {
   database?: string;
   /** Rows older than this many days are forgotten when a bridge starts (server default 400). */
   retentionDays?: number;
+  /** Editor model id -> its AI credits per million tokens, where the model states no prices. */
+  creditRates?: Record<string, CreditRate>;
 }
+
+export interface CreditRate { input: number; output: number; cacheRead?: number; cacheWrite?: number }
 
 export interface ServerReadyParams { url: string; host: string; port: number }
 export interface ServerFailedParams { message: string }

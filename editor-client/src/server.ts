@@ -11,6 +11,7 @@ import { LanguageEndpoint } from './language';
 import { LmEndpoint } from './lm';
 import { serverLogLevel, type Logger } from './logging';
 import { buildInitializationOptions, toolsEnabled } from './options';
+import { webSearchNeedsTls, webSearchUsesEditorTool } from './webSearchOptions';
 import { Methods, type ServerFailedParams, type ServerReadyParams, type ServerStandbyParams } from './protocol';
 import type { Settings } from './settings';
 import { ToolsEndpoint } from './tools';
@@ -47,7 +48,13 @@ export class BridgeServer implements vscode.Disposable {
     const serverOptions: ServerOptions = () => {
       const child = spawn(python, ['-m', 'bridge.cli', 'lsp'], {
         cwd,
-        env: { ...process.env, PYTHONUNBUFFERED: '1', MAESTRO_BRIDGE_LOG_LEVEL: serverLogLevel(settings.logLevel) },
+        env: {
+          ...process.env,
+          PYTHONUNBUFFERED: '1',
+          MAESTRO_BRIDGE_LOG_LEVEL: serverLogLevel(settings.logLevel),
+          // A web search over https needs the `ssl` module the server otherwise leaves out.
+          ...(webSearchNeedsTls(settings.bridge) ? { MAESTRO_BRIDGE_TLS: '1' } : {}),
+        },
         stdio: 'pipe',
       });
       // Without a listener, a spawn error (no such file) would be thrown in the extension host.
@@ -81,8 +88,9 @@ export class BridgeServer implements vscode.Disposable {
     );
     client.onNotification(Methods.chatAck, (p: unknown) => endpoint.chatAck(p));
     client.onNotification(Methods.serverReady, (p: ServerReadyParams) => events.ready(p));
-    if (toolsEnabled(settings.bridge)) {
-      // The editor's tools and language features, for the MCP server at /mcp.
+    if (toolsEnabled(settings.bridge) || webSearchUsesEditorTool(settings.bridge)) {
+      // The editor's tools and language features, for the MCP server at /mcp (and the editor
+      // tool that runs the web searches, docs/web-search.md).
       const tools = new ToolsEndpoint(client, log);
       const language = new LanguageEndpoint(log);
       server.disposables.push(tools);

@@ -62,6 +62,8 @@ class FakeCapi:
         self.script = script
         self.recorder = Recorder()
         self.caches = PromptCaches()
+        # What each model request was billed, oldest first: (model id, usage, tools offered).
+        self.billed: list[tuple[str, Usage, int]] = []
         self._url: str | None = None
         self._serving: Any = None
 
@@ -121,6 +123,7 @@ class FakeCapi:
         """Forget the requests received and the prompt caches."""
         self.recorder.clear()
         self.caches.clear()
+        self.billed.clear()
 
     @web.middleware
     async def _record(
@@ -192,13 +195,18 @@ class FakeCapi:
             return errors.error_json(400, unpaired, "invalid_request_body")
         turn = answer(upstream, markers, self.script)
         cached = self.caches.bill(found.id, found.family, prompt)
+        read = min(cached.read, prompt.tokens)
+        written = min(cached.written, prompt.tokens - read)
         usage = Usage(
             prompt.tokens,
-            min(cached.read, prompt.tokens),
+            read,
             cached.written,
             turn.output_tokens,
             turn.reasoning_tokens,
+            found.nano_credits(prompt.tokens - read - written, read, written, turn.output_tokens),
         )
+        tools = body.get("tools")
+        self.billed.append((found.id, usage, len(tools) if isinstance(tools, list) else 0))
         if body.get("stream") is True:
             return await writer(request, found.id, turn, usage)
         return web.json_response(whole(found.id, turn, usage))

@@ -6,8 +6,9 @@ behind it do, keyed per model, from the token estimate of prompt_tokens.py:
   model is cached once it is at least 1,024 tokens, in steps of 128 after that: cached =
   1024 + 128*k, at most the shared prefix.
 - Anthropic (claude-*): explicit. A request caches up to its last `cache_control` breakpoint
-  when that prefix is at least 1,024 tokens (Sonnet's minimum). The longest breakpoint prefix
-  an earlier request wrote is read (`cache_read_input_tokens`); the rest up to the last
+  when that prefix is at least 1,024 tokens (Sonnet's minimum). The longest prefix an earlier
+  request wrote that ends at a breakpoint, or, as Anthropic looks back, at a block boundary up
+  to 20 blocks before one, is read (`cache_read_input_tokens`); the rest up to the last
   breakpoint is written (`cache_creation_input_tokens`); `input_tokens` is what follows.
 - Gemini (gemini-*): implicit. The shared prefix is cached, exactly, once it is at least
   2,048 tokens (Google's minimum for 2.5 Pro; 1,024 for the Flash models).
@@ -28,6 +29,7 @@ OPENAI_MINIMUM = 1024
 OPENAI_STEP = 128
 ANTHROPIC_MINIMUM = 1024
 GEMINI_MINIMUM = 2048
+LOOKBACK_BLOCKS = 20  # Anthropic checks about 20 blocks before a breakpoint for a hit
 
 
 @dataclass(frozen=True)
@@ -74,11 +76,27 @@ class PromptCaches:
             return Cached()
         known = self._prefixes.setdefault(model, deque(maxlen=MAX_PROMPTS * 4))
         digests = {mark: _digest(prompt.units[:mark]) for mark in marks}
-        read = max((mark for mark in marks if digests[mark] in known), default=0)
+        read = max(
+            (end for end in _lookback(prompt, marks) if _digest(prompt.units[:end]) in known),
+            default=0,
+        )
         for mark in marks:
             if digests[mark] not in known:
                 known.append(digests[mark])
         return Cached(read=read, written=marks[-1] - read)
+
+
+def _lookback(prompt: Prompt, marks: list[int]) -> set[int]:
+    """Where Anthropic looks for an earlier write: each breakpoint and the block boundaries up
+    to `LOOKBACK_BLOCKS` before it (at least the minimum)."""
+    found: set[int] = set()
+    for mark in marks:
+        last = prompt.ends.index(mark) if mark in prompt.ends else len(prompt.ends) - 1
+        for end in prompt.ends[max(0, last - LOOKBACK_BLOCKS) : last + 1]:
+            if end >= ANTHROPIC_MINIMUM:
+                found.add(end)
+        found.add(mark)
+    return found
 
 
 def _common(a: tuple[str, ...], b: tuple[str, ...]) -> int:

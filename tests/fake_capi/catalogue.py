@@ -39,6 +39,33 @@ class FakeModel:
     reasoning_effort: tuple[str, ...] = ()
     thinking: bool = False
     tool_search: bool = False
+    # The FAKE's prices in AI credits per million tokens (input, output, cache read, cache
+    # write), made up in the proportions Anthropic and OpenAI charge; listed as CAPI's
+    # `billing.token_prices` and billed as `copilot_usage.total_nano_aiu`.
+    prices: tuple[float, float, float, float | None] | None = None
+
+    def nano_credits(self, fresh: int, cached: int, written: int, output: int) -> int | None:
+        """What the FAKE bills a request, in nano AI credits (None: the model has no prices)."""
+        if self.prices is None:
+            return None
+        price_in, price_out, price_read, price_write = self.prices
+        write = price_in if price_write is None else price_write
+        total = fresh * price_in + cached * price_read + written * write + output * price_out
+        return round(total * 1000)  # per million tokens -> nano credits per token: x 1,000
+
+    def _billing(self) -> dict[str, Any]:
+        billing: dict[str, Any] = {"is_premium": self.multiplier > 0, "multiplier": self.multiplier}
+        if self.prices is not None:
+            price_in, price_out, price_read, price_write = self.prices
+            default: dict[str, Any] = {
+                "input_price": price_in,
+                "output_price": price_out,
+                "cache_read_price": price_read,
+            }
+            if price_write is not None:
+                default["cache_write_price"] = price_write
+            billing["token_prices"] = {"batch_size": 1_000_000, "default": default}
+        return billing
 
     @property
     def api(self) -> str:
@@ -88,7 +115,7 @@ class FakeModel:
             "is_chat_fallback": self.chat_fallback,
             "preview": self.preview,
             "policy": {"state": "enabled", "terms": f"Enable access to {self.name}."},
-            "billing": {"is_premium": self.multiplier > 0, "multiplier": self.multiplier},
+            "billing": self._billing(),
             "capabilities": {
                 "type": "chat",
                 "family": self.family,
@@ -105,12 +132,12 @@ MODELS: tuple[FakeModel, ...] = (
     FakeModel(
         "gpt-4.1", "GPT-4.1", "gpt-4.1", "Azure OpenAI", (CHAT,),
         max_prompt=128000, max_output=16384, context_window=128000, multiplier=0,
-        chat_default=True, chat_fallback=True,
+        chat_default=True, chat_fallback=True, prices=(200, 800, 50, None),
     ),
     FakeModel(
         "gpt-5-mini", "GPT-5 mini", "gpt-5-mini", "Azure OpenAI", (CHAT, RESPONSES),
         max_prompt=128000, max_output=64000, context_window=264000, multiplier=0,
-        reasoning_effort=("low", "medium", "high"),
+        reasoning_effort=("low", "medium", "high"), prices=(25, 200, 2.5, None),
     ),
     FakeModel(
         "gpt-5.1", "GPT-5.1", "gpt-5.1", "Azure OpenAI", (CHAT, RESPONSES),
@@ -121,11 +148,12 @@ MODELS: tuple[FakeModel, ...] = (
         "claude-sonnet-4.5", "Claude Sonnet 4.5", "claude-sonnet-4.5", "Anthropic",
         (CHAT, MESSAGES),
         max_prompt=128000, max_output=16000, context_window=144000, multiplier=1,
-        thinking=True, tool_search=True,
+        thinking=True, tool_search=True, prices=(300, 1500, 30, 375),
     ),
     FakeModel(
         "gemini-2.5-pro", "Gemini 2.5 Pro", "gemini-2.5-pro", "Google", (CHAT,),
         max_prompt=128000, max_output=64000, context_window=128000, multiplier=1,
+        prices=(125, 1000, 31.25, None),
     ),
     FakeModel(
         "o3-mini", "o3-mini", "o3-mini", "Azure OpenAI", (CHAT,),

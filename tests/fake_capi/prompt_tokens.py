@@ -26,6 +26,7 @@ _MARKS = ("cache_control", "copilot_cache_control")
 class Prompt:
     units: list[str] = field(default_factory=list)
     breakpoints: list[int] = field(default_factory=list)
+    ends: list[int] = field(default_factory=list)  # the token count at each block's end
 
     @property
     def tokens(self) -> int:
@@ -39,6 +40,7 @@ class Prompt:
         pieces = PIECE.findall(text) or [""]
         pieces[0] = f"<{kind}>" + pieces[0]  # the block's kind rides on its first token
         self.units.extend(pieces)
+        self.ends.append(len(self.units))
         if marked:
             self.breakpoints.append(len(self.units))
 

@@ -21,6 +21,13 @@ class Usage:
     written: int  # written to the cache (Anthropic)
     output: int
     reasoning: int
+    nano_credits: int | None = None  # what the FAKE bills (`copilot_usage.total_nano_aiu`)
+
+    def copilot_usage(self) -> dict[str, Any]:
+        """CAPI's `copilot_usage` beside the usage, when the model has prices."""
+        if self.nano_credits is None:
+            return {}
+        return {"copilot_usage": {"total_nano_aiu": self.nano_credits}}
 
 
 def new_id(prefix: str) -> str:

@@ -80,7 +80,12 @@ async def stream(request: web.Request, model: str, turn: Turn, usage: Usage) -> 
         await send(response, {"error": {"message": turn.error, "code": "server_error"}})
         return response
     await send(
-        response, {**chunk({}, finish_reason=FINISH[turn.finish]), "usage": usage_json(usage)}
+        response,
+        {
+            **chunk({}, finish_reason=FINISH[turn.finish]),
+            "usage": usage_json(usage),
+            **usage.copilot_usage(),
+        },
     )
     await send(response, "[DONE]")
     return response

@@ -100,7 +100,12 @@ async def stream(request: web.Request, model: str, turn: Turn, usage: Usage) -> 
         return response
     await close()
     stop = {"stop_reason": STOP[turn.finish], "stop_sequence": None}
-    await event("message_delta", delta=stop, usage=usage_json(usage, turn.output_tokens))
+    await event(
+        "message_delta",
+        delta=stop,
+        usage=usage_json(usage, turn.output_tokens),
+        **usage.copilot_usage(),
+    )
     await event("message_stop")
     return response
 

@@ -13,6 +13,7 @@ const factory: LmFactory<Built, Built> = {
   data: (bytes, mimeType) => ({ kind: 'data', bytes: Array.from(bytes), mimeType }),
   toolCall: (callId, name, input) => ({ kind: 'toolCall', callId, name, input }),
   toolResult: (callId, content) => ({ kind: 'toolResult', callId, content }),
+  thinking: (value, id, metadata) => ({ kind: 'thinking', value, id, metadata }),
   message: (role, content, name) => ({ role, content, name }),
 };
 
@@ -67,6 +68,21 @@ describe('parseChatParams', () => {
     });
   });
 
+  it('reads an assistant thought given back, with its id and metadata', () => {
+    const metadata = { encrypted_content: 'sig', vscode_thinking_origin_api: 'messages' };
+    const p = parseChatParams(chat({
+      messages: [{ role: 'assistant', content: [{ type: 'thinking', value: 'hm', id: 'thinking_0', metadata }, { type: 'text', value: 'ok' }] }],
+    }));
+    assert.deepEqual(p.messages[0]?.content[0], { type: 'thinking', value: 'hm', id: 'thinking_0', metadata });
+    const built = toLmMessages(p.messages, factory);
+    assert.deepEqual(built[0]?.content, [
+      { kind: 'thinking', value: 'hm', id: 'thinking_0', metadata }, { kind: 'text', value: 'ok' },
+    ]);
+    // A VS Code without the thinking part: the thought is left out, the rest stays.
+    const without = toLmMessages(p.messages, { ...factory, thinking: () => undefined });
+    assert.deepEqual(without[0]?.content, [{ kind: 'text', value: 'ok' }]);
+  });
+
   it('names the first bad field', () => {
     assert.throws(() => parseChatParams(null), InvalidParams);
     assert.throws(() => parseChatParams(chat({ chatId: 3 })), /chatId must be a string/);
@@ -115,6 +131,12 @@ describe('response parts', () => {
       { type: 'toolCall', callId: 'c', name: 'n', input: {} });
     assert.deepEqual(toWirePart('thinking', { value: ['a', 'b'], id: 'r1' }), { type: 'thinking', value: 'ab', id: 'r1' });
     assert.deepEqual(toWirePart('thinking', { value: 'x' }), { type: 'thinking', value: 'x' });
+    // Copilot's encrypted thought goes along; an empty metadata object does not.
+    const metadata = { encrypted_content: 'sig', vscode_thinking_origin_api: 'messages' };
+    assert.deepEqual(toWirePart('thinking', { value: '', id: 'thinking_0', metadata }), {
+      type: 'thinking', value: '', id: 'thinking_0', metadata,
+    });
+    assert.deepEqual(toWirePart('thinking', { value: 'x', metadata: {} }), { type: 'thinking', value: 'x' });
     assert.equal(toWirePart('unknown', { value: 'x' }), undefined);
     assert.equal(toWirePart('text', null), undefined);
   });

@@ -18,6 +18,13 @@ describe('modelExtras', () => {
     });
   });
 
+  it("reports the provider's prices (Copilot's AI credits per million tokens) that it states", () => {
+    const priced = { ...base, inputCost: 250, outputCost: 1000, cacheCost: 25, cacheWriteCost: 312.5 };
+    assert.deepEqual(modelExtras(priced).prices, { input: 250, output: 1000, cacheRead: 25, cacheWrite: 312.5 });
+    assert.deepEqual(modelExtras({ inputCost: 3, outputCost: -1, cacheCost: 'x' }).prices, { input: 3 });
+    assert.equal('prices' in modelExtras(base), false);
+  });
+
   it('says nothing where the API says nothing or nonsense', () => {
     assert.deepEqual(modelExtras(base), { maxOutputTokens: 0 });
     assert.deepEqual(modelExtras({ maxOutputTokens: Number.POSITIVE_INFINITY, capabilities: { imageInput: 'yes' } }), {

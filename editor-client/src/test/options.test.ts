@@ -221,6 +221,18 @@ describe('the usage ledger options', () => {
     assert.deepEqual(options.usage, { database: file, retentionDays: 30 });
   });
 
+  it('pass credit rates whose prices are numbers, and ignore any other', () => {
+    const rates = { 'claude-sonnet-4.5': { input: 300, output: 1500, cacheRead: 30 } };
+    const { options, ignored } = buildInitializationOptions(inStorage, { 'usage.creditRates': rates });
+    assert.deepEqual(ignored, []);
+    assert.deepEqual(options.usage?.creditRates, rates);
+    for (const bad of [[], 'x', { m: { input: 1 } }, { m: { input: -1, output: 1 } }, { m: { input: 1, output: 1, cacheRead: '2' } }]) {
+      const built = buildInitializationOptions(inStorage, { 'usage.creditRates': bad });
+      assert.deepEqual(built.ignored, ['usage.creditRates'], JSON.stringify(bad));
+      assert.equal(built.options.usage?.creditRates, undefined);
+    }
+  });
+
   it('ignore values of the wrong type, keeping the default file', () => {
     const { options, ignored } = buildInitializationOptions(inStorage, {
       'usage.database': 42,

@@ -5,6 +5,8 @@
 //   maestro_test_wait {seconds}   -> waits, or stops when its token is cancelled (recorded)
 //   maestro_test_parts {}         -> a text part, a prompt-tsx part (PROMPT_TSX, holding the
 //                                    text TSX-MARKER) and a data part (a 1x1 PNG, PNG_BASE64)
+//   maestro_test_web_search {query} -> fixed web results as JSON text (SEARCH_RESULTS): the
+//                                    search tool the bridge's `tool` web search backend calls
 //   maestro_test_confirm {}      -> asks for confirmation (prepareInvocation's
 //                                    confirmationMessages), then "CONFIRMED-MARKER"
 // Only maestro_test_confirm has a prepareInvocation, hence a confirmation to click.
@@ -17,6 +19,11 @@ const PNG_BASE64 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk
 // A prompt-tsx element as @vscode/prompt-tsx's renderElementJSON serializes it (the shape
 // VS Code reads: a piece node, type 1, whose text nodes, type 2, hold the text).
 const PROMPT_TSX = { node: { type: 1, ctor: 2, ctorName: 'TextChunk', children: [{ type: 2, text: 'TSX-MARKER', priority: 0, lineBreakBefore: false }] } };
+// What maestro_test_web_search finds, whatever the query (tests/test_e2e_vscode_web_search.py).
+const SEARCH_RESULTS = [
+  { title: 'Maestro Bridge web search guide', url: 'https://maestro-bridge.example/docs/web-search', snippet: 'The bridge runs hosted web search tools.' },
+  { title: 'Other news', url: 'https://other.example/news', snippet: 'Unrelated.' },
+];
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const text = (value) => new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(value)]);
 
@@ -51,6 +58,12 @@ exports.registerTools = (record) => [
         new vscode.LanguageModelPromptTsxPart(PROMPT_TSX),
         vscode.LanguageModelDataPart.image(Buffer.from(PNG_BASE64, 'base64'), 'image/png'),
       ]);
+    },
+  }),
+  vscode.lm.registerTool('maestro_test_web_search', {
+    invoke(options) {
+      record({ event: 'tool-invoked', name: 'maestro_test_web_search', input: options.input });
+      return text(JSON.stringify({ results: SEARCH_RESULTS }));
     },
   }),
   vscode.lm.registerTool('maestro_test_wait', {

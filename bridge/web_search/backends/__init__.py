@@ -1,0 +1,1 @@
+"""The search services the bridge can run a search with (docs/web-search.md)."""
