@@ -77,6 +77,23 @@ def read_config(path: Path) -> str:
         raise ConfigError(f"cannot read it ({exc})") from None
 
 
+def peek_text(path: Path) -> str:
+    """The file's text for a look only (`run`, `doctor`): empty when it cannot be read."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return ""
+
+
+def peek_json(path: Path) -> dict[str, Any]:
+    """The JSON object a file holds, for a look only: empty when it holds none."""
+    try:
+        data = json.loads(peek_text(path) or "{}")
+    except ValueError:
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
 def write_config(path: Path, text: str, now: datetime) -> Path | None:
     """Writes `text` to `path` (through a symlink), first copying an existing file to a
     backup `<name>.bak-YYYYmmdd-HHMMSS` beside it; returns the backup's path, if any.

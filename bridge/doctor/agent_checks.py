@@ -6,17 +6,15 @@ elsewhere is a failure only for starting the agent on its own."""
 
 from __future__ import annotations
 
-import json
 import shutil
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 from bridge.configure.claude_settings import claude_config_dir
 from bridge.configure.codex_toml import codex_home
-from bridge.configure.config_file import ConfigError
+from bridge.configure.config_file import ConfigError, peek_json, peek_text
 from bridge.configure.gemini_env import parse_dotenv
 from bridge.configure.gemini_settings import gemini_dir
 from bridge.configure.opencode_config import opencode_config_file
@@ -33,21 +31,6 @@ class Pointing:
     where: str  # the file it was read from
 
 
-def _text(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return ""
-
-
-def _json(path: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(_text(path) or "{}")
-    except ValueError:
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
 def _get(data: Any, *keys: str) -> Any:
     for key in keys:
         data = data.get(key) if isinstance(data, dict) else None
@@ -60,7 +43,7 @@ def codex(environ: Mapping[str, str]) -> Pointing:
 
     try:
         path = codex_home(environ) / "config.toml"
-        document: Any = tomlkit.parse(_text(path)).unwrap()
+        document: Any = tomlkit.parse(peek_text(path)).unwrap()
     except (TOMLKitError, ConfigError):
         return Pointing(None, None, "~/.codex/config.toml")
     provider = document.get("model_provider")
@@ -70,20 +53,20 @@ def codex(environ: Mapping[str, str]) -> Pointing:
 
 def claude(environ: Mapping[str, str]) -> Pointing:
     path = claude_config_dir(environ) / "settings.json"
-    env = _get(_json(path), "env") or {}
+    env = _get(peek_json(path), "env") or {}
     return Pointing(env.get("ANTHROPIC_BASE_URL"), env.get("ANTHROPIC_MODEL"), str(path))
 
 
 def gemini(environ: Mapping[str, str]) -> Pointing:
     path = gemini_dir(environ) / ".env"
-    values = parse_dotenv(_text(path))
+    values = parse_dotenv(peek_text(path))
     return Pointing(values.get("GOOGLE_GEMINI_BASE_URL"), values.get("GEMINI_MODEL"), str(path))
 
 
 def aider(environ: Mapping[str, str]) -> Pointing:
     path = user_home(environ) / ".aider.conf.yml"
     values: dict[str, str] = {}
-    for line in _text(path).splitlines():
+    for line in peek_text(path).splitlines():
         name, sep, value = line.partition(":")
         if sep and not line.startswith((" ", "#")):
             values[name.strip()] = value.split(" #")[0].strip().strip("'\"")
@@ -95,7 +78,7 @@ def aider(environ: Mapping[str, str]) -> Pointing:
 
 def opencode(environ: Mapping[str, str]) -> Pointing:
     path = opencode_config_file(environ)
-    config = _json(path)
+    config = peek_json(path)
     provider, _, model = str(config.get("model") or "").partition("/")
     return Pointing(
         _get(config, "provider", provider, "options", "baseURL"), model or None, str(path)
@@ -104,7 +87,7 @@ def opencode(environ: Mapping[str, str]) -> Pointing:
 
 def qwen(environ: Mapping[str, str]) -> Pointing:
     path = qwen_dir(environ) / "settings.json"
-    settings = _json(path)
+    settings = peek_json(path)
     model = _get(settings, "model", "name")
     entries = _get(settings, "modelProviders", "openai") or []
     base = next(
