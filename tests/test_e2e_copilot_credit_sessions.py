@@ -20,6 +20,7 @@ from typing import Any, NamedTuple
 import pytest
 from claude_code_cli import claude_or_skip, run_claude
 from copilot_host import copilot_fixtures
+from credit_tools import agent_bodies, has_turn_note, print_tool_costs
 from fake_capi import FakeCapi
 from fake_capi.sse import Usage
 from gemini_cli import YOLO, gemini_or_skip, run_gemini
@@ -88,9 +89,14 @@ def two_sessions(
     bills = []
     for tag in ("cold", "warm"):
         capi.script = Script.model_validate({"rules": session_rules(tag, tool, argument)})
-        start = len(capi.billed)
+        start, sent = len(capi.billed), len(capi.requests)
         run(tag, Path(tag))
         bills.append(bill(capi.billed[start:], model))
+        bodies = agent_bodies(capi, model, sent)
+        # The bridge adds nothing of its own to these sessions' requests: no answer notes.
+        assert not any(has_turn_note(b) for b in bodies), model
+        if tag == "cold":
+            print_tool_costs(model, bodies[0])
         turns = [(u.prompt, u.cached, u.written) for m, u, t in capi.billed[start:] if m == model]
         print(f"\n{model} {tag} turns (prompt, read, written): {turns}")
     capi.script = None
