@@ -60,8 +60,8 @@ def parse_tools(output: str) -> list[tuple[str, str, int]]:
     """The `CREDIT-TOOL model name tokens` lines: what each tool costs per request."""
     found = []
     for line in output.splitlines():
-        if line.startswith("CREDIT-TOOL "):
-            _, model, name, tokens = line.split()
+        if "CREDIT-TOOL " in line:  # may follow the agent's output on one line
+            _, model, name, tokens = line[line.index("CREDIT-TOOL ") :].split()
             found.append((model, name, int(tokens)))
     return found
 

@@ -17,6 +17,9 @@ from fake_capi.prompt_tokens import Prompt
 
 from bridge.core.turn_notes import HEADER
 
+# The tool Claude Code 2.1.330 marks `defer_loading` (its deferred tools stand behind ToolSearch).
+DEFERRED = "DeferredToolPlaceholder"
+
 
 def tool_name(tool: Any) -> str:
     if not isinstance(tool, dict):
@@ -54,5 +57,6 @@ def has_turn_note(body: dict[str, Any]) -> bool:
 
 def print_tool_costs(model: str, body: dict[str, Any]) -> None:
     """One `CREDIT-TOOL model name tokens` line per tool, for bench/credit_sessions.py."""
+    print()
     for name, tokens in tool_costs(body):
         print(f"CREDIT-TOOL {model} {name} {tokens}")
