@@ -112,6 +112,7 @@ def running_copilot_host(
     capi: FakeCapi,
     settings: dict[str, Any] | None = None,
     signin: SignIn = "token",
+    extra_env: dict[str, str] | None = None,
 ) -> Iterator[VSCodeHost]:
     """A VS Code host whose `vscode.lm` serves real Copilot's models from `capi`; returns once
     the bridge lists every chat model of the fake (Copilot is active and fetched /models).
@@ -122,9 +123,12 @@ def running_copilot_host(
     Copilot for a Copilot token at the fake (github_routes.py), reached through `http.proxy`
     (fake_capi/forward_proxy.py, which tunnels to the fake only).
     On that route VS Code asks the person, on the first request of another extension, to allow
-    it the language models (a modal dialog: VSCodeHost.click_dialog)."""
+    it the language models (a modal dialog: VSCodeHost.click_dialog). `extra_env` goes to
+    code-server and so to the bridge (a measurement switch such as MAESTRO_BRIDGE_SAVINGS_OFF)."""
     with contextlib.ExitStack() as stack:
-        host = stack.enter_context(_started_copilot_host(stack, workdir, capi, settings, signin))
+        host = stack.enter_context(
+            _started_copilot_host(stack, workdir, capi, settings, signin, extra_env)
+        )
         wanted = {m.id for m in MODELS}
         host.wait_for(
             lambda: _copilot_models_listed(
@@ -145,6 +149,7 @@ def _started_copilot_host(
     capi: FakeCapi,
     settings: dict[str, Any] | None,
     signin: SignIn,
+    extra_env: dict[str, str] | None = None,
 ) -> contextlib.AbstractContextManager[VSCodeHost]:
     """running_host with what the sign-in route needs (its proxy is entered on `stack`)."""
     if signin == "token":
@@ -162,6 +167,7 @@ def _started_copilot_host(
             forward_proxy(capi.url, {GHE_HOST, f"api.{GHE_HOST}", "127.0.0.1"})
         )
         settings = {**github_enterprise_settings(capi, proxy.url), **(settings or {})}
+    env = {**env, **(extra_env or {})}
     return running_host(workdir, {**SETTINGS, **(settings or {})}, extra_env=env, **route)
 
 
@@ -173,7 +179,9 @@ def _safe_ids(host: VSCodeHost) -> list[str]:
 
 
 def copilot_fixtures(
-    settings: dict[str, Any] | None = None, signin: SignIn = "token"
+    settings: dict[str, Any] | None = None,
+    signin: SignIn = "token",
+    extra_env: dict[str, str] | None = None,
 ) -> tuple[Any, Any]:
     """Module-scoped `capi` (the fake cloud, its record cleared before each test module) and
     `vscode` (the host, Copilot signed in by `signin`: running_copilot_host) fixtures:
@@ -189,7 +197,7 @@ def copilot_fixtures(
         capi: FakeCapi, tmp_path_factory: pytest.TempPathFactory
     ) -> Iterator[VSCodeHost]:
         with running_copilot_host(
-            tmp_path_factory.mktemp("copilot"), capi, settings, signin
+            tmp_path_factory.mktemp("copilot"), capi, settings, signin, extra_env
         ) as host:
             yield host
 

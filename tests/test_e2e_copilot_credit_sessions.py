@@ -13,6 +13,7 @@ prompt from the cache.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -20,6 +21,7 @@ from typing import Any, NamedTuple
 import pytest
 from claude_code_cli import claude_or_skip, run_claude
 from copilot_host import copilot_fixtures
+from credit_tools import DEFERRED, agent_bodies, has_turn_note, print_tool_costs, tool_name
 from fake_capi import FakeCapi
 from fake_capi.sse import Usage
 from gemini_cli import YOLO, gemini_or_skip, run_gemini
@@ -27,6 +29,8 @@ from test_e2e_codex import codex_or_skip, run_codex
 from test_e2e_copilot_agents import CODEX_MODEL, _HostAsServer
 from vscode_host import VSCodeHost
 
+from bridge.anthropic.convert import BILLING_HEADER
+from bridge.core.savings_off import off
 from headless_editor.script import Script
 
 pytestmark = pytest.mark.timeout(900)
@@ -88,9 +92,20 @@ def two_sessions(
     bills = []
     for tag in ("cold", "warm"):
         capi.script = Script.model_validate({"rules": session_rules(tag, tool, argument)})
-        start = len(capi.billed)
+        start, sent = len(capi.billed), len(capi.requests)
         run(tag, Path(tag))
         bills.append(bill(capi.billed[start:], model))
+        bodies = agent_bodies(capi, model, sent)
+        # The bridge adds nothing of its own to these sessions' requests (no answer notes), and
+        # keeps Claude Code's billing line and not-yet-loaded deferred tools from the cloud.
+        assert not any(has_turn_note(b) for b in bodies), model
+        # (Unless bench/credit_sessions.py switched those savings off for this run.)
+        header = any(BILLING_HEADER in json.dumps(b) for b in bodies)
+        assert header == (model.startswith("claude") and off("billing_header")), model
+        deferred = any(DEFERRED in (tool_name(t) for t in b["tools"]) for b in bodies)
+        assert deferred == (model.startswith("claude") and off("deferred_tools")), model
+        if tag == "cold":
+            print_tool_costs(model, bodies[0])
         turns = [(u.prompt, u.cached, u.written) for m, u, t in capi.billed[start:] if m == model]
         print(f"\n{model} {tag} turns (prompt, read, written): {turns}")
     capi.script = None

@@ -14,13 +14,14 @@ from bridge.anthropic.blocks import content_parts
 from bridge.anthropic.wire import MessagesBody, SystemBlock
 from bridge.core.backend import ChatMessage, TextPart
 from bridge.core.history import normalise_tool_history
+from bridge.core.savings_off import off
 
 BILLING_HEADER = "x-anthropic-billing-header:"
 SYSTEM_LABEL = "[System message]"
 
 
 def _without_billing_header(text: str) -> str:
-    if not text.lstrip().startswith(BILLING_HEADER):
+    if not text.lstrip().startswith(BILLING_HEADER) or off("billing_header"):
         return text
     _, _, rest = text.lstrip().partition("\n")
     return rest

@@ -23,6 +23,7 @@ from typing import Any, Literal
 
 from bridge.core.backend import ChatTool
 from bridge.core.errors import invalid_request
+from bridge.core.savings_off import off
 from bridge.core.tools import first_of_each_name
 from bridge.web_search.request import (
     SearchAsk,
@@ -140,7 +141,7 @@ def _tool_plan(
     `loaded` names the deferred tools the history has loaded (`blocks.loaded_tool_names`).
     `disable_parallel_tool_use` is accepted and has no effect: the editor has no such option.
     """
-    deferred_from = None if has_server_search(raw_tools) else loaded
+    deferred_from = None if has_server_search(raw_tools) or off("deferred_tools") else loaded
     tools = first_of_each_name(
         _client_tool(raw, f"tools[{index}]", deferred_from)
         for index, raw in enumerate(raw_tools or [])

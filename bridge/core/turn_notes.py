@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from msgspec.structs import replace
 
 from bridge.core.parts import ChatMessage, MessagePart, TextPart
+from bridge.core.savings_off import off
 
 HEADER = "Instructions for this answer:"
 
@@ -24,6 +25,8 @@ def with_turn_notes(messages: list[ChatMessage], notes: Sequence[str]) -> list[C
     if not notes:
         return messages
     parts: list[MessagePart] = [TextPart(value=HEADER), *(TextPart(value=n) for n in notes)]
+    if off("turn_notes_last"):  # a measurement only (savings_off.py)
+        return [ChatMessage(role="user", content=parts), *messages]
     return [*messages, ChatMessage(role="user", content=parts)]
 
 

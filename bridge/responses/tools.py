@@ -26,6 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from bridge.core.backend import ChatTool
 from bridge.core.errors import invalid_request
+from bridge.core.savings_off import off
 from bridge.responses.encrypted_params import without_encrypted_markers
 from bridge.responses.tool_search import (
     SEARCH_TOOL_NAME,
@@ -315,7 +316,8 @@ def plan_tools(
     deferred tools are offered only when loaded; without one, all of them.
     """
     searched = searched or []
-    loaded = {f.flat for f in _flatten(searched)} if offers_client_search(raw_tools) else None
+    searching = offers_client_search(raw_tools) and not off("deferred_tools")
+    loaded = {f.flat for f in _flatten(searched)} if searching else None
     found = _flatten([("tools", list(raw_tools or [])), *(more or []), *searched], loaded)
     echo = [f.echo for f in found if f.echo is not None]
     targets = {f.flat: f.target for f in found}
