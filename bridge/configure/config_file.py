@@ -62,6 +62,19 @@ def json_object(text: str, not_json: str) -> dict[str, Any]:
     return document
 
 
+def object_at(document: dict[str, Any], path: tuple[str, ...]) -> dict[str, Any]:
+    """The object at `path` in a settings document, created where missing; a value of another
+    kind there is a ConfigError (nothing is written)."""
+    container = document
+    for depth, key in enumerate(path):
+        inner = container.setdefault(key, {})
+        if not isinstance(inner, dict):
+            name = ".".join(path[: depth + 1])
+            raise ConfigError(f"its `{name}` is not an object: fix it by hand; nothing was written")
+        container = inner
+    return container
+
+
 def json_text(document: dict[str, Any]) -> str:
     """A settings file's new text: indented, non-ASCII kept as is."""
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"

@@ -37,7 +37,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from bridge.configure.config_file import Change, ConfigError, json_object, json_text
+from bridge.configure.config_file import Change, ConfigError, json_object, json_text, object_at
 from bridge.configure.mcp_server import McpServer, merge_json_server
 from bridge.user_home import user_home
 
@@ -85,7 +85,7 @@ def merge_settings(
     the bridge's MCP server; and what changed."""
     document = json_object(text, NOT_JSON)
     changes: list[Change] = []
-    auth = _object_at(document, AUTH_KEY_PATH[:-1])
+    auth = object_at(document, AUTH_KEY_PATH[:-1])
     last = AUTH_KEY_PATH[-1]
     old = auth.get(last)
     if old != AUTH_TYPE:
@@ -100,25 +100,13 @@ def merge_settings(
     return json_text(document), changes
 
 
-def _object_at(document: dict[str, Any], path: tuple[str, ...]) -> dict[str, Any]:
-    """The object at `path` in `document`, created where missing."""
-    container = document
-    for depth, key in enumerate(path):
-        inner = container.setdefault(key, {})
-        if not isinstance(inner, dict):
-            name = ".".join(path[: depth + 1])
-            raise ConfigError(f"its `{name}` is not an object: fix it by hand; nothing was written")
-        container = inner
-    return container
-
-
 def _route_background(document: dict[str, Any], router_model: str | None) -> list[Change]:
     """Our override entries for `router_model`; without one, ours are removed (Gemini CLI's
     own models again), like every other key that configure writes from its options."""
     configs = document.get(OVERRIDES_PATH[0])
     if router_model is None and not isinstance(configs, dict):
         return []
-    configs = _object_at(document, OVERRIDES_PATH[:-1])
+    configs = object_at(document, OVERRIDES_PATH[:-1])
     old = configs.get(OVERRIDES_PATH[-1])
     if old is None:
         old = []

@@ -25,7 +25,14 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from bridge.configure.config_file import Change, ConfigError, json_object, json_text, set_value
+from bridge.configure.config_file import (
+    Change,
+    ConfigError,
+    json_object,
+    json_text,
+    object_at,
+    set_value,
+)
 from bridge.configure.mcp_server import McpServer, merge_json_server
 from bridge.user_home import user_home
 
@@ -54,7 +61,7 @@ def merge(
     """`text` (a settings.json, possibly empty) with our keys; and what changed."""
     document = json_object(text, NOT_JSON)
     changes: list[Change] = []
-    providers = _object(document, ("modelProviders",))
+    providers = object_at(document, ("modelProviders",))
     old = providers.get(AUTH_TYPE, [])
     if not isinstance(old, list):
         raise ConfigError("its `modelProviders.openai` is not a list: fix it by hand")
@@ -64,10 +71,10 @@ def merge(
         providers[AUTH_TYPE] = theirs + ours
         before = [entry["id"] for entry in old if _ours(entry, base_url)]
         changes.append(Change("modelProviders.openai[bridge]", before, list(models)))
-    set_value(_object(document, ("env",)), KEY_ENV, api_key, f"env.{KEY_ENV}", changes)
-    auth = _object(document, ("security", "auth"))
+    set_value(object_at(document, ("env",)), KEY_ENV, api_key, f"env.{KEY_ENV}", changes)
+    auth = object_at(document, ("security", "auth"))
     set_value(auth, "selectedType", AUTH_TYPE, "security.auth.selectedType", changes)
-    set_value(_object(document, ("model",)), "name", model, "model.name", changes)
+    set_value(object_at(document, ("model",)), "name", model, "model.name", changes)
     if mcp is not None:
         ours_mcp = {"httpUrl": mcp.url, "headers.Authorization": mcp.authorization}
         changes += merge_json_server(document, ours_mcp, _OTHER_TRANSPORT_KEYS)
@@ -78,14 +85,3 @@ def merge(
 
 def _ours(entry: Any, base_url: str) -> bool:
     return isinstance(entry, dict) and entry.get("baseUrl") == base_url
-
-
-def _object(document: dict[str, Any], path: tuple[str, ...]) -> dict[str, Any]:
-    container = document
-    for depth, key in enumerate(path):
-        inner = container.setdefault(key, {})
-        if not isinstance(inner, dict):
-            name = ".".join(path[: depth + 1])
-            raise ConfigError(f"its `{name}` is not an object: fix it by hand; nothing was written")
-        container = inner
-    return container
